@@ -1,0 +1,116 @@
+// The C memory and string functions the compiler emits calls to (struct
+// copies, zeroing, array initialisers). No libc is linked into the kernel.
+//
+// [[clang::no_builtin]] stops clang from recognising these loops as memcpy /
+// memset idioms and compiling them into calls to themselves, whatever the
+// -ffreestanding / -fno-builtin flags of the day are.
+
+#include <string.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+
+// Whole-word accesses to memory of any declared type: may_alias exempts them
+// from strict aliasing, so word-at-a-time copying is not UB.
+typedef std::uint64_t __attribute__((may_alias)) Word;
+constexpr std::size_t kWordSize = sizeof(Word);
+
+bool word_aligned(std::uintptr_t address) { return address % kWordSize == 0; }
+
+}  // namespace
+
+extern "C" {
+
+[[clang::no_builtin]] void* memcpy(void* __restrict destination, const void* __restrict source,
+                                   std::size_t count) {
+  auto* d = static_cast<unsigned char*>(destination);
+  const auto* s = static_cast<const unsigned char*>(source);
+  if (word_aligned(reinterpret_cast<std::uintptr_t>(d) | reinterpret_cast<std::uintptr_t>(s))) {
+    for (; count >= kWordSize; count -= kWordSize, d += kWordSize, s += kWordSize) {
+      *reinterpret_cast<Word*>(d) = *reinterpret_cast<const Word*>(s);
+    }
+  }
+  for (; count != 0; --count) {
+    *d++ = *s++;
+  }
+  return destination;
+}
+
+[[clang::no_builtin]] void* memmove(void* destination, const void* source, std::size_t count) {
+  auto* d = static_cast<unsigned char*>(destination);
+  const auto* s = static_cast<const unsigned char*>(source);
+  const auto d_address = reinterpret_cast<std::uintptr_t>(d);
+  const auto s_address = reinterpret_cast<std::uintptr_t>(s);
+  // Compared as integers: relational operators on pointers into different
+  // objects are unspecified in C++.
+  const bool aligned = word_aligned(d_address | s_address);
+  if (d_address <= s_address) {
+    // Forward is safe when the destination starts first: each word is read
+    // before any store can reach it.
+    if (aligned) {
+      for (; count >= kWordSize; count -= kWordSize, d += kWordSize, s += kWordSize) {
+        *reinterpret_cast<Word*>(d) = *reinterpret_cast<const Word*>(s);
+      }
+    }
+    for (; count != 0; --count) {
+      *d++ = *s++;
+    }
+  } else {
+    d += count;
+    s += count;
+    if (aligned) {
+      // Peel the odd tail bytes so that the word loop starts on a word boundary.
+      for (; !word_aligned(count); --count) {
+        *--d = *--s;
+      }
+      for (; count != 0; count -= kWordSize) {
+        d -= kWordSize;
+        s -= kWordSize;
+        *reinterpret_cast<Word*>(d) = *reinterpret_cast<const Word*>(s);
+      }
+    }
+    for (; count != 0; --count) {
+      *--d = *--s;
+    }
+  }
+  return destination;
+}
+
+[[clang::no_builtin]] void* memset(void* destination, int value, std::size_t count) {
+  auto* d = static_cast<unsigned char*>(destination);
+  const auto byte = static_cast<unsigned char>(value);
+  for (; count != 0 && !word_aligned(reinterpret_cast<std::uintptr_t>(d)); --count) {
+    *d++ = byte;
+  }
+  const Word pattern = Word{byte} * 0x0101010101010101ull;
+  for (; count >= kWordSize; count -= kWordSize, d += kWordSize) {
+    *reinterpret_cast<Word*>(d) = pattern;
+  }
+  for (; count != 0; --count) {
+    *d++ = byte;
+  }
+  return destination;
+}
+
+[[clang::no_builtin]] int memcmp(const void* lhs, const void* rhs, std::size_t count) {
+  const auto* a = static_cast<const unsigned char*>(lhs);
+  const auto* b = static_cast<const unsigned char*>(rhs);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (a[i] != b[i]) {
+      return a[i] < b[i] ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+[[clang::no_builtin]] std::size_t strlen(const char* text) {
+  std::size_t length = 0;
+  while (text[length] != '\0') {
+    ++length;
+  }
+  return length;
+}
+
+}  // extern "C"

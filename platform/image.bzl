@@ -1,0 +1,158 @@
+"""Board images: one application ELF, linked for a board, packaged for its loader.
+
+`starling_app` declares an application once and gives it one target per board:
+  :<name>   the cc_binary (riscv64 only; built through the targets below)
+  :qemu     ELF + raw Image for QEMU virt; `bazel run` boots it in QEMU
+  :star64   ELF + raw Image (U-Boot `booti`) + legacy uImage (`bootm`)
+Each image target switches to its board's platform itself (a transition on
+--platforms), so nobody types --platforms for these.
+"""
+
+def _board_transition_impl(settings, attr):
+    return {"//command_line_option:platforms": attr.platform}
+
+_board_transition = transition(
+    implementation = _board_transition_impl,
+    inputs = [],
+    outputs = ["//command_line_option:platforms"],
+)
+
+def _package_image(ctx):
+    elf_in = ctx.attr.elf[0][DefaultInfo].files.to_list()
+    if len(elf_in) != 1:
+        fail("%s: elf must produce exactly one file, got %s" % (ctx.label, elf_in))
+    elf = ctx.actions.declare_file(ctx.label.name + ".elf")
+    image = ctx.actions.declare_file(ctx.label.name + ".Image")
+    ctx.actions.symlink(output = elf, target_file = elf_in[0])
+
+    # The ELF's first loaded byte is the Linux Image header (kernel/boot):
+    # the raw binary from there on is what U-Boot's booti loads.
+    objcopy = ctx.file._objcopy
+    ctx.actions.run(
+        executable = objcopy,
+        arguments = ["-O", "binary", elf.path, image.path],
+        inputs = [elf] + ctx.files._objcopy_deps,
+        outputs = [image],
+        mnemonic = "RawImage",
+        progress_message = "Packaging raw Image %s" % image.short_path,
+    )
+    outputs = [elf, image]
+
+    if ctx.attr.uimage:
+        uimage = ctx.actions.declare_file(ctx.label.name + ".uImage")
+        ctx.actions.run(
+            executable = ctx.file._mkimage,
+            arguments = [
+                "-q",
+                "-A",
+                "riscv",
+                "-O",
+                "linux",
+                "-T",
+                "kernel",
+                "-C",
+                "none",
+                "-a",
+                ctx.attr.load_address,
+                "-e",
+                ctx.attr.load_address,
+                "-n",
+                "Starling " + ctx.label.package,
+                "-d",
+                image.path,
+                uimage.path,
+            ],
+            inputs = [image],
+            outputs = [uimage],
+            # mkimage stamps the time of the build unless told otherwise.
+            env = {"SOURCE_DATE_EPOCH": "0"},
+            mnemonic = "UImage",
+            progress_message = "Packaging uImage %s" % uimage.short_path,
+        )
+        outputs.append(uimage)
+    return elf, outputs
+
+def _board_image_impl(ctx):
+    _, outputs = _package_image(ctx)
+    return [DefaultInfo(files = depset(outputs))]
+
+def _qemu_image_impl(ctx):
+    elf, outputs = _package_image(ctx)
+    launcher = ctx.actions.declare_file(ctx.label.name + ".run.sh")
+    ctx.actions.expand_template(
+        template = ctx.file._launcher_template,
+        output = launcher,
+        substitutions = {
+            "%RUNNER%": ctx.executable._runner.short_path,
+            "%KERNEL%": elf.short_path,
+            "%WORKSPACE%": ctx.workspace_name,
+        },
+        is_executable = True,
+    )
+    runfiles = ctx.runfiles(files = outputs).merge(ctx.attr._runner[DefaultInfo].default_runfiles)
+    return [DefaultInfo(files = depset(outputs), executable = launcher, runfiles = runfiles)]
+
+_COMMON_ATTRS = {
+    "elf": attr.label(mandatory = True, cfg = _board_transition),
+    "platform": attr.string(mandatory = True),
+    "uimage": attr.bool(default = False),
+    "load_address": attr.string(),
+    "_objcopy": attr.label(
+        default = "@starling_llvm//:usr/lib/llvm-19/bin/llvm-objcopy",
+        allow_single_file = True,
+    ),
+    "_objcopy_deps": attr.label(default = "@starling_llvm//:llvm-objcopy"),
+    "_mkimage": attr.label(default = "@uboot_tools//:usr/bin/mkimage", allow_single_file = True),
+    "_allowlist_function_transition": attr.label(
+        default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
+    ),
+}
+
+board_image = rule(
+    implementation = _board_image_impl,
+    attrs = _COMMON_ATTRS,
+    doc = "ELF + raw Image (+ uImage) of an application for one board.",
+)
+
+qemu_image = rule(
+    implementation = _qemu_image_impl,
+    attrs = dict(_COMMON_ATTRS, **{
+        "_runner": attr.label(
+            default = "//platform/qemu_virt:run_qemu",
+            executable = True,
+            cfg = "target",
+        ),
+        "_launcher_template": attr.label(
+            default = "//platform/qemu_virt:launcher.sh.tpl",
+            allow_single_file = True,
+        ),
+    }),
+    executable = True,
+    doc = "A QEMU virt image that `bazel run` boots.",
+)
+
+def starling_app(name, srcs, deps = [], **kwargs):
+    """An application and its per-board images (:qemu, :star64)."""
+    native.cc_binary(
+        name = name,
+        srcs = srcs,
+        deps = deps + ["//kernel"],
+        target_compatible_with = ["//platform:riscv64"],
+        visibility = ["//visibility:public"],
+        **kwargs
+    )
+    qemu_image(
+        name = "qemu",
+        elf = ":" + name,
+        platform = "//platform:qemu_virt",
+        visibility = ["//visibility:public"],
+    )
+    board_image(
+        name = "star64",
+        elf = ":" + name,
+        platform = "//platform:star64",
+        uimage = True,
+        # platform/star64/linker.ld: U-Boot's kernel_addr_r on the JH7110.
+        load_address = "0x40200000",
+        visibility = ["//visibility:public"],
+    )

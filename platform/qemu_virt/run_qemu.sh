@@ -1,0 +1,60 @@
+#!/bin/bash
+# Boots a Starling kernel on QEMU's riscv64 `virt` machine with the system's
+# qemu-system-riscv64 and exits with the guest's exit code.
+#
+#   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [-- QEMU ARGS...]
+#
+# The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
+# (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
+# not shut down by then is killed and the runner exits 124.
+set -euo pipefail
+
+usage() {
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+kernel=""
+timeout_s=""
+memory="128M"
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --kernel) kernel=${2:?--kernel needs a path}; shift 2 ;;
+    --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
+    --memory) memory=${2:?--memory needs a size such as 128M}; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) usage ;;
+    *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[[ -n "$kernel" ]] || { echo "run_qemu.sh: --kernel is required" >&2; usage; }
+[[ -f "$kernel" ]] || { echo "run_qemu.sh: kernel '$kernel' not found" >&2; exit 2; }
+if [[ -n "$timeout_s" && ! "$timeout_s" =~ ^[0-9]+$ ]]; then
+  echo "run_qemu.sh: --timeout takes whole seconds, got '$timeout_s'" >&2
+  exit 2
+fi
+
+qemu=${STARLING_QEMU:-qemu-system-riscv64}
+if ! command -v "$qemu" >/dev/null 2>&1; then
+  echo "starling: $qemu not found. Fix: sudo ./setup.sh (installs Debian's qemu-system-misc)." >&2
+  exit 127
+fi
+# Tested against Debian 12's QEMU 7.2: its virt machine layout, bundled
+# OpenSBI and virtio-mmio defaults are what the board package assumes.
+version=$("$qemu" --version | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+if [[ "$version" != 7.2.* ]]; then
+  echo "starling: $qemu is version ${version:-unknown}; Starling expects QEMU 7.2.x (Debian 12's qemu-system-misc)." >&2
+  echo "Fix: install Debian 12's qemu-system-misc (sudo ./setup.sh), or point STARLING_QEMU at a 7.2 build." >&2
+  exit 1
+fi
+
+cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" -nographic -bios default -no-reboot
+     -kernel "$kernel" "${extra[@]}")
+if [[ -n "$timeout_s" ]]; then
+  exec timeout --foreground -k 5 "$timeout_s" "${cmd[@]}"
+fi
+if [[ -t 0 ]]; then
+  echo "starling: booting $kernel on QEMU $version (Ctrl-A X quits)" >&2
+fi
+exec "${cmd[@]}"

@@ -1,0 +1,480 @@
+#!/usr/bin/env bash
+# setup.sh: prepare a Debian 12 (bookworm) machine to build and test Starling.
+#
+# What it does (run as root; a second run changes nothing and takes a second or two):
+#   1. Checks the OS (/etc/os-release: ID=debian, VERSION_CODENAME=bookworm), root, apt-get.
+#   2. Makes sure apt can fetch source packages: if no deb-src entry exists for a Debian
+#      archive entry, writes one deb-src stanza per Debian `deb` entry (same URIs, Suites,
+#      Components, Signed-By...) to its own file, /etc/apt/sources.list.d/starling-src.sources.
+#      The user's own source files are never rewritten; third-party entries (URIs without
+#      "debian") are left alone.
+#   3. Runs `apt-get update` only when needed: lists missing, older than a day, a deb-src entry
+#      was just added, or a package below is missing / not at a version the archive serves.
+#   4. Installs the packages in PACKAGES with --no-install-recommends.
+#   5. Verifies: Bazel is 4.2.3 (from dpkg: `bazel --version` prints no_version),
+#      qemu-system-riscv64 is 7.2.x, and lwIP's pinned source (lwip=2.1.3+dfsg1-2) is served.
+#
+# It does NOT install clang/lld/llvm/libc++/picolibc/googletest: Bazel repository rules fetch
+# those as pinned .debs (`apt-get download NAME=VERSION`), which is why the index must be fresh.
+#
+# Usage: sudo ./setup.sh [--check] [-h|--help]
+#   --check    report what is missing or wrong; change nothing; exit 1 if anything is missing.
+#              Does not need root.
+#   -h, --help show this help.
+# Exit status: 0 ok, 1 a check failed (message names cause and fix), 2 bad usage.
+#
+# Environment (test hooks and knobs):
+#   STARLING_OS_RELEASE=FILE      read FILE instead of /etc/os-release (to fake another OS).
+#   STARLING_ALLOW_UNSUPPORTED=1  proceed (with a warning) on a non-Debian / non-bookworm OS.
+#   STARLING_EXTRA_PACKAGES="a b" extra packages to require (e.g. a bogus name, to test the
+#                                 "not served by the archive" path).
+#   STARLING_APT_MAX_AGE_HOURS=N  refresh apt lists older than N hours (default 24).
+#   APT_CONFIG=FILE               apt's own variable; apt-config decides which source files are
+#                                 read and where the deb-src file goes (Dir::Etc::sourceparts).
+# The script can be sourced (`. ./setup.sh`) to call its functions without running main,
+# e.g. `gen_deb_src_entries` to preview the deb-src stanzas it would write.
+set -euo pipefail
+
+# ---------------------------------------------------------------------------------------------
+# Packages from Debian's archive, one array; each group says what needs it.
+PACKAGES=(
+  # Build: Bazel 4.2.3 (WORKSPACE mode) and the rule sets the WORKSPACE points at under
+  # /usr/share/bazel (rules_cc is patched by our repo rule; rules_java must resolve even for C++).
+  bazel-bootstrap bazel-rules-cc bazel-rules-java bazel-platforms bazel-skylib
+  # Run and test the kernel: qemu-system-riscv64 (virt), OpenSBI firmware, S-mode U-Boot
+  # (qemu-riscv64_smode/u-boot.bin) to rehearse the Star64 `booti` path.
+  qemu-system-misc opensbi u-boot-qemu
+  # Boot images: mkimage for FIT/uImage.
+  u-boot-tools
+  # Integration/load tests: console scripting, relays, iperf2 clients, network namespaces.
+  expect socat iperf iproute2
+  # Toolchain fetch by Bazel repository rules: apt-get download + dpkg-deb -x of pinned .debs,
+  # `apt-get source` of lwIP (dpkg-dev), its .orig.tar.xz (xz-utils), HTTPS mirrors (ca-certificates).
+  xz-utils dpkg-dev ca-certificates
+  # Debugging the kernel through QEMU's gdbstub.
+  gdb-multiarch
+  # Helper scripts (installed without recommends: the minimal interpreter and stdlib).
+  python3
+)
+
+BAZEL_WANT=4.2.3         # bazel-bootstrap upstream version
+QEMU_WANT=7.2            # qemu-system-riscv64 major.minor
+LWIP_SRC=lwip            # source package fetched by the build
+LWIP_VERSION=2.1.3+dfsg1-2
+SRC_FILE_NAME=starling-src.sources
+
+PROG=${0##*/}
+OS_RELEASE=${STARLING_OS_RELEASE:-/etc/os-release}
+MAX_AGE_HOURS=${STARLING_APT_MAX_AGE_HOURS:-24}
+export DEBIAN_FRONTEND=noninteractive
+
+CHANGES=()      # what this run changed, for the summary
+PROBLEMS=()     # --check findings / final verification failures
+
+say()  { printf '%s: %s\n' "$PROG" "$*"; }
+warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
+die()  { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+
+usage() {
+  cat <<EOF
+Usage: sudo ./$PROG [--check] [-h|--help]
+Set up a Debian 12 (bookworm) machine to build and test Starling: install Bazel 4.2.3,
+QEMU 7.2 and tools from Debian's archive, enable deb-src for lwIP's source, refresh apt lists.
+  --check     report what is missing; change nothing; exit 1 if anything is missing
+  -h, --help  show this help
+See the header of $PROG for the environment variables it reads.
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------
+# Preflight checks.
+
+check_os() {
+  [[ -r $OS_RELEASE ]] || die "cannot read $OS_RELEASE: this script supports Debian 12 (bookworm) only."
+  local id="" codename="" pretty="" line key val
+  while IFS= read -r line || [[ -n $line ]]; do
+    [[ $line == *=* ]] || continue
+    key=${line%%=*}; val=${line#*=}
+    val=${val#\"}; val=${val%\"}; val=${val#\'}; val=${val%\'}
+    case $key in
+      ID) id=$val ;;
+      VERSION_CODENAME) codename=$val ;;
+      PRETTY_NAME) pretty=$val ;;
+    esac
+  done <"$OS_RELEASE"
+  local how="set STARLING_ALLOW_UNSUPPORTED=1 to try anyway (package versions pinned by the build may not be served)"
+  if [[ $id != debian ]]; then
+    if [[ ${STARLING_ALLOW_UNSUPPORTED:-} == 1 ]]; then
+      warn "not Debian (${pretty:-ID=$id}); proceeding because STARLING_ALLOW_UNSUPPORTED=1."
+    else
+      die "this machine runs ${pretty:-ID=${id:-unknown}} ($OS_RELEASE ID=${id:-unset}), not Debian. Starling's toolchain comes from Debian 12 (bookworm)'s archive: use a Debian 12 machine or container (e.g. docker run -it debian:bookworm), or $how."
+    fi
+  elif [[ $codename != bookworm ]]; then
+    if [[ ${STARLING_ALLOW_UNSUPPORTED:-} == 1 ]]; then
+      warn "Debian '${codename:-unknown}', not bookworm; proceeding because STARLING_ALLOW_UNSUPPORTED=1."
+    else
+      die "this is Debian '${codename:-unknown}' ($OS_RELEASE VERSION_CODENAME=${codename:-unset}), not 12 (bookworm). Bazel 4.2.3 (bazel-bootstrap), QEMU 7.2 and the pinned clang-19/lwIP versions are bookworm's: use a bookworm machine or container (docker run -it debian:bookworm), or $how."
+    fi
+  fi
+}
+
+check_root() {
+  if [[ $EUID -ne 0 ]]; then
+    die "must run as root to install packages and edit apt sources (running as uid $EUID). Run: sudo ./$PROG   (or ./$PROG --check to only report, without root)"
+  fi
+}
+
+check_apt() {
+  local t
+  for t in apt-get apt-cache apt-config dpkg-query; do
+    command -v "$t" >/dev/null 2>&1 ||
+      die "$t not found in PATH ($PATH): this script needs Debian's apt/dpkg. Install the 'apt' package or run on a Debian 12 (bookworm) system."
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# apt sources: deb-src entries.
+
+APT_SL="" APT_SP="" APT_LISTS=""
+load_apt_config() {
+  local SL="" SP="" LISTS=""
+  eval "$(apt-config shell SL Dir::Etc::sourcelist/f SP Dir::Etc::sourceparts/d LISTS Dir::State::lists/d)"
+  APT_SL=${SL:-/etc/apt/sources.list}
+  APT_SP=${SP:-/etc/apt/sources.list.d/}
+  APT_SP=${APT_SP%/}
+  APT_LISTS=${LISTS:-/var/lib/apt/lists/}
+  APT_LISTS=${APT_LISTS%/}
+}
+
+src_file() { printf '%s/%s\n' "$APT_SP" "$SRC_FILE_NAME"; }
+
+# apt's index targets, read once per state (each apt call may rebuild apt's cache: ~1 s when
+# Dir::Cache::pkgcache is "", as in Debian's docker images).
+#   TARGETS_CONF: every configured target ("IDENTIFIER REPO_URI RELEASE"), fetched or not.
+#   TARGETS_HAVE: targets the downloaded Release files list ("FILENAME REPO_URI RELEASE").
+TARGETS_CONF="" TARGETS_HAVE=""
+load_targets() {
+  # shellcheck disable=SC2016  # $(FIELD) is apt's format syntax, not shell
+  TARGETS_CONF=$(apt-get indextargets --no-release-info --format '$(IDENTIFIER) $(REPO_URI) $(RELEASE)' 2>/dev/null || true)
+  # shellcheck disable=SC2016
+  TARGETS_HAVE=$(apt-get indextargets --format '$(FILENAME) $(REPO_URI) $(RELEASE)' 2>/dev/null || true)
+}
+
+# True if apt is configured with a deb-src entry for a Debian archive URI (in any file,
+# including ours from an earlier run).
+have_debian_deb_src() {
+  awk '$1 == "Sources" && tolower($2) ~ /debian/ { found = 1 } END { exit !found }' <<<"$TARGETS_CONF"
+}
+
+# Print deb822 deb-src stanzas, one per (URI, suite) of every enabled Debian `deb` entry in the
+# one-line sources.list files and deb822 .sources files apt reads (our own file excluded).
+gen_deb_src_entries() {
+  local files=() f
+  [[ -f $APT_SL ]] && files+=("$APT_SL")
+  for f in "$APT_SP"/*.list "$APT_SP"/*.sources; do
+    [[ -f $f && ${f##*/} != "$SRC_FILE_NAME" ]] && files+=("$f")
+  done
+  ((${#files[@]})) || return 0
+  local file
+  for file in "${files[@]}"; do
+    case $file in
+      *.sources) awk -v FILE="$file" "$AWK_COMMON"'
+        function flush(   i, n, u, s, nu, ns, uris, suites, t, isdeb) {
+          if (!nf) return
+          isdeb = 0; n = split(tolower(val["types"]), t, /[ \t]+/)
+          for (i = 1; i <= n; i++) if (t[i] == "deb") isdeb = 1
+          if (isdeb && tolower(val["enabled"]) != "no") {
+            nu = split(val["uris"], uris, /[ \t]+/); ns = split(val["suites"], suites, /[ \t]+/)
+            for (u = 1; u <= nu; u++) for (s = 1; s <= ns; s++)
+              emit(uris[u], suites[s], val["components"], extra)
+          }
+          nf = 0; extra = ""; delete val
+        }
+        /^#/ { next }
+        /^[ \t]*$/ { flush(); next }
+        /^[ \t]/ { if (cur != "") { if (keep) extra = extra "\n" $0; else val[cur] = val[cur] " " trim($0) }; next }
+        {
+          name = substr($0, 1, index($0, ":") - 1); v = trim(substr($0, index($0, ":") + 1))
+          cur = tolower(name); nf++
+          keep = (cur !~ /^(types|uris|suites|components|enabled|architectures)$/)
+          if (keep) extra = extra "\n" name ":" (v == "" ? "" : " " v); else val[cur] = v
+        }
+        END { flush() }' "$file" ;;
+      *) awk -v FILE="$file" "$AWK_COMMON"'
+        { sub(/#.*/, "") }
+        $1 != "deb" { next }
+        {
+          line = $0; sub(/^[ \t]*deb[ \t]+/, "", line); extra = ""
+          if (substr(line, 1, 1) == "[") {
+            opts = substr(line, 2, index(line, "]") - 2); line = substr(line, index(line, "]") + 1)
+            n = split(opts, o, /[ \t]+/)
+            for (i = 1; i <= n; i++) {
+              if (o[i] !~ /=/) continue
+              k = tolower(substr(o[i], 1, index(o[i], "=") - 1)); v = substr(o[i], index(o[i], "=") + 1)
+              if (k ~ /^(arch|lang|target)([+-])?$/) continue
+              m = split(k, parts, "-"); k = ""
+              for (j = 1; j <= m; j++) k = k (j > 1 ? "-" : "") toupper(substr(parts[j], 1, 1)) substr(parts[j], 2)
+              extra = extra "\n" k ": " v
+            }
+          }
+          n = split(trim(line), w, /[ \t]+/)
+          if (n < 2) next
+          comps = ""; for (i = 3; i <= n; i++) comps = comps (i > 3 ? " " : "") w[i]
+          emit(w[1], w[2], comps, extra)
+        }' "$file" ;;
+    esac
+  done | awk -F '\t' '!seen[$1]++ { s = $2; gsub(/\037/, "\n", s); print s }'
+}
+
+# Shared awk helpers. emit() prints, for Debian URIs only, "URI SUITE<TAB>stanza" on one line
+# (the stanza's lines joined by \037) so the outer awk can drop duplicate (URI, suite) pairs
+# across files.
+# shellcheck disable=SC2016  # $0, $1 here are awk's, not the shell's.
+AWK_COMMON='
+  function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
+  function emit(uri, suite, comps, extra,   key, out) {
+    if (tolower(uri) !~ /debian/) return
+    key = uri; sub(/\/+$/, "", key)
+    out = "# From " FILE "\037Types: deb-src\037URIs: " uri "\037Suites: " suite
+    if (comps != "" && suite !~ /\/$/) out = out "\037Components: " comps
+    gsub(/\n/, "\037", extra); gsub(/\t/, " ", extra)
+    printf "%s %s\t%s%s\037\n", key, suite, out, extra
+  }'
+
+# ---------------------------------------------------------------------------------------------
+# Package state.
+
+declare -A INSTALLED=() SERVED=()
+# Fills INSTALLED[pkg]=version (installed only) and SERVED[pkg]=" v1 v2 " (archive versions).
+load_package_state() {
+  INSTALLED=() SERVED=()
+  local p st v
+  while IFS=$'\t' read -r p st v; do
+    [[ $st == installed ]] && INSTALLED[$p]=$v
+  done < <(dpkg-query -W -f='${Package}\t${db:Status-Status}\t${Version}\n' "${ALL_PACKAGES[@]}" 2>/dev/null || true)
+  local name ver where
+  while IFS='|' read -r name ver where; do
+    [[ $where == *Packages* ]] || continue   # binary indexes only, not deb-src "Sources" lines
+    name=${name//[[:space:]]/}; ver=${ver//[[:space:]]/}
+    [[ -n $name ]] && SERVED[$name]="${SERVED[$name]:- }$ver "
+  done < <(apt-cache madison "${ALL_PACKAGES[@]}" 2>/dev/null || true)
+}
+
+pkg_ok() { # installed at a version the configured archive serves
+  local p=$1
+  [[ -n ${INSTALLED[$p]:-} && ${SERVED[$p]:-} == *" ${INSTALLED[$p]} "* ]]
+}
+
+# ---------------------------------------------------------------------------------------------
+# apt lists freshness.
+
+STAMP=/var/lib/apt/periodic/update-success-stamp
+LISTS_REASON=""   # why an update is needed ("" = lists present and fresh)
+LISTS_MISSING=0
+check_lists() {
+  LISTS_REASON="" LISTS_MISSING=0
+  if [[ -z $TARGETS_HAVE ]]; then
+    LISTS_MISSING=1; LISTS_REASON="apt package lists are missing (no index downloaded)"; return
+  fi
+  local f missing=0 configured present
+  while read -r f _; do
+    compgen -G "$f*" >/dev/null || missing=$((missing + 1))
+  done <<<"$TARGETS_HAVE"
+  # a configured (URI, suite) with no Release file at all does not appear in TARGETS_HAVE
+  configured=$(awk '{ print $2, $3 }' <<<"$TARGETS_CONF" | sort -u | wc -l)
+  present=$(awk '{ print $2, $3 }' <<<"$TARGETS_HAVE" | sort -u | wc -l)
+  if ((missing > 0 || configured > present)); then
+    LISTS_MISSING=1; LISTS_REASON="some apt lists are missing (configured sources never fetched)"; return
+  fi
+  local ts=0 now age
+  if [[ -f $STAMP ]]; then
+    ts=$(stat -c %Y "$STAMP")
+  else
+    ts=$(find "$APT_LISTS" -maxdepth 1 -type f -name '*Release' -printf '%T@\n' 2>/dev/null |
+      sort -n | tail -n 1); ts=${ts%.*}; ts=${ts:-0}
+  fi
+  printf -v now '%(%s)T' -1
+  age=$(((now - ts) / 3600))
+  if ((age >= MAX_AGE_HOURS)); then
+    LISTS_REASON="apt lists are ${age} h old (limit ${MAX_AGE_HOURS} h)"
+  fi
+}
+
+apt_update() {
+  say "apt-get update ($1)"
+  if ! apt-get update -q -o DPkg::Lock::Timeout=120; then
+    die "apt-get update failed (see apt's messages above). Check the network and the entries in $APT_SL and $APT_SP/ (including $(src_file) if this script wrote it), then rerun."
+  fi
+  mkdir -p "${STAMP%/*}" && touch "$STAMP"
+  CHANGES+=("refreshed apt lists ($1)")
+}
+
+# ---------------------------------------------------------------------------------------------
+# Versions.
+
+bazel_version() { dpkg-query -W -f='${Version}' bazel-bootstrap 2>/dev/null || true; }
+bazel_ok() { local v=${1#*:}; [[ $v == "$BAZEL_WANT" || $v == "$BAZEL_WANT"[+~-]* ]]; }
+qemu_version() {
+  command -v qemu-system-riscv64 >/dev/null 2>&1 || return 0
+  local out; out=$(qemu-system-riscv64 --version 2>/dev/null || true)
+  out=${out%%$'\n'*}; out=${out#*version }; printf '%s\n' "${out%% *}"
+}
+qemu_ok() { [[ $1 == "$QEMU_WANT" || $1 == "$QEMU_WANT".* ]]; }
+lwip_served() {
+  local out; out=$(apt-cache showsrc "$LWIP_SRC" 2>/dev/null || true)
+  grep -qF "$LWIP_VERSION" <<<"$out"
+}
+
+# Appends to PROBLEMS anything wrong with the installed result.
+verify_result() {
+  local bv qv
+  bv=$(bazel_version)
+  if [[ -z $bv ]]; then
+    PROBLEMS+=("bazel-bootstrap is not installed: Bazel $BAZEL_WANT is needed. Fix: sudo ./$PROG")
+  elif ! bazel_ok "$bv"; then
+    PROBLEMS+=("Bazel is $bv (dpkg-query -W bazel-bootstrap), not $BAZEL_WANT: Starling's WORKSPACE and toolchain rules target Bazel $BAZEL_WANT as shipped in bookworm. Fix: apt-get install bazel-bootstrap=4.2.3+ds-9 (check apt-cache policy bazel-bootstrap and your sources).")
+  fi
+  qv=$(qemu_version)
+  if [[ -z $qv ]]; then
+    PROBLEMS+=("qemu-system-riscv64 not found: it comes from qemu-system-misc. Fix: sudo ./$PROG")
+  elif ! qemu_ok "$qv"; then
+    PROBLEMS+=("qemu-system-riscv64 is $qv, not $QEMU_WANT.x (from $(command -v qemu-system-riscv64)): tests assume bookworm's QEMU $QEMU_WANT. Fix: remove the other QEMU from PATH or apt-get install qemu-system-misc from bookworm.")
+  fi
+  if ! lwip_served; then
+    local have
+    have=$(apt-cache showsrc "$LWIP_SRC" 2>/dev/null | awk '/^Version:/ { printf "%s%s", sep, $2; sep = " " }' || true)
+    if have_debian_deb_src; then
+      PROBLEMS+=("lwIP source $LWIP_SRC=$LWIP_VERSION is not served (apt-cache showsrc $LWIP_SRC offers: ${have:-nothing}). The build fetches it with 'apt-get source --download-only $LWIP_SRC=$LWIP_VERSION'. Fix: run 'apt-get update'; check the deb-src entries (e.g. $(src_file)) point at a bookworm archive.")
+    else
+      PROBLEMS+=("no deb-src entry for the Debian archive, so lwIP's source ($LWIP_SRC=$LWIP_VERSION) cannot be fetched. Fix: sudo ./$PROG (writes $(src_file)).")
+    fi
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+
+main() {
+  local check=0
+  while (($#)); do
+    case $1 in
+      --check) check=1 ;;
+      -h|--help) usage; exit 0 ;;
+      *) printf '%s: unknown option: %s\n' "$PROG" "$1" >&2; usage >&2; exit 2 ;;
+    esac
+    shift
+  done
+
+  check_os
+  ((check)) || check_root
+  check_apt
+  load_apt_config
+
+  local extra=()
+  read -r -a extra <<<"${STARLING_EXTRA_PACKAGES:-}"
+  ALL_PACKAGES=("${PACKAGES[@]}" "${extra[@]}")
+
+  load_package_state
+  local todo=() p
+  for p in "${ALL_PACKAGES[@]}"; do pkg_ok "$p" || todo+=("$p"); done
+  load_targets
+  local need_src=0
+  have_debian_deb_src || need_src=1
+  check_lists
+
+  if ((check)); then
+    for p in "${todo[@]}"; do
+      if [[ -n ${INSTALLED[$p]:-} ]] && ((LISTS_MISSING)); then
+        continue # without lists nothing looks served; the missing lists are reported below
+      elif [[ -n ${INSTALLED[$p]:-} ]]; then
+        PROBLEMS+=("package $p is installed at ${INSTALLED[$p]}, which the configured archive does not serve (served:${SERVED[$p]:- none}).")
+      elif [[ -n ${SERVED[$p]:-} ]]; then
+        PROBLEMS+=("package $p is not installed.")
+      else
+        PROBLEMS+=("package $p is not installed and not in apt's current lists (apt-get update may fix that).")
+      fi
+    done
+    ((LISTS_MISSING)) && PROBLEMS+=("$LISTS_REASON: cannot tell which versions the archive serves. Fix: sudo apt-get update (or sudo ./$PROG).")
+    ((LISTS_MISSING)) || [[ -z $LISTS_REASON ]] || say "note: $LISTS_REASON; a real run would refresh them."
+    verify_result
+    if ((${#PROBLEMS[@]})); then
+      say "--check found ${#PROBLEMS[@]} problem(s):"
+      for p in "${PROBLEMS[@]}"; do printf '  - %s\n' "$p"; done
+      say "fix: sudo ./$PROG"
+      exit 1
+    fi
+    say "--check: everything is in place (Bazel $(bazel_version), QEMU $(qemu_version))."
+    exit 0
+  fi
+
+  # 1. deb-src entries, in our own file.
+  if ((need_src)); then
+    local dst stanzas
+    dst=$(src_file)
+    stanzas=$(gen_deb_src_entries)
+    [[ -n $stanzas ]] || die "no Debian archive 'deb' entry (URI containing 'debian') found in $APT_SL or $APT_SP/*.{list,sources}, so no deb-src entry can be derived for lwIP's source. Fix: add your Debian bookworm mirror to apt's sources (see sources.list(5)), then rerun."
+    {
+      printf '# Written by Starling setup.sh: deb-src twins of the Debian archive deb entries named\n'
+      printf '# below, so the build can run: apt-get source --download-only %s=%s\n' "$LWIP_SRC" "$LWIP_VERSION"
+      printf '# Safe to delete; setup.sh writes it again only if no Debian deb-src entry exists.\n\n'
+      printf '%s\n' "$stanzas"
+    } >"$dst.tmp"
+    chmod 644 "$dst.tmp"
+    mv -f "$dst.tmp" "$dst"
+    CHANGES+=("wrote $dst (deb-src entries)")
+    say "wrote $dst"
+  fi
+
+  # 2. apt-get update, only when something needs it.
+  local why=()
+  ((need_src)) && why+=("deb-src entries added")
+  [[ -n $LISTS_REASON ]] && why+=("$LISTS_REASON")
+  ((${#todo[@]})) && why+=("to install: ${todo[*]}")
+  if ((${#why[@]})); then
+    local reason
+    printf -v reason '%s; ' "${why[@]}"
+    apt_update "${reason%; }"
+    load_targets
+    load_package_state
+    todo=()
+    for p in "${ALL_PACKAGES[@]}"; do pkg_ok "$p" || todo+=("$p"); done
+  fi
+
+  # 3. install.
+  if ((${#todo[@]})); then
+    local unserved=()
+    for p in "${todo[@]}"; do [[ -n ${SERVED[$p]:-} ]] || unserved+=("$p"); done
+    if ((${#unserved[@]})); then
+      die "package(s) not served by the configured apt archive: ${unserved[*]}. apt-cache madison ${unserved[*]} shows no version even after apt-get update. Fix: check the name, and that $APT_SL / $APT_SP/ list Debian bookworm (main) including bookworm-updates and bookworm-security; then run apt-get update and rerun."
+    fi
+    say "installing: ${todo[*]}"
+    if ! apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=120 "${todo[@]}"; then
+      die "apt-get install failed for: ${todo[*]} (see apt's messages above). Fix: run 'apt-get update' and 'apt-get -f install', check the sources, then rerun."
+    fi
+    CHANGES+=("installed/upgraded: ${todo[*]}")
+    load_package_state
+    for p in "${todo[@]}"; do
+      pkg_ok "$p" || warn "$p is at ${INSTALLED[$p]:-not installed}, not a version the archive serves (served:${SERVED[$p]:- none}). Fix: apt-get install $p=<version>."
+    done
+  fi
+
+  # 4. verify.
+  verify_result
+  if ((${#PROBLEMS[@]})); then
+    for p in "${PROBLEMS[@]}"; do printf '%s: error: %s\n' "$PROG" "$p" >&2; done
+    exit 1
+  fi
+
+  say "summary:"
+  printf '  Bazel: %s (bazel-bootstrap)\n' "$(bazel_version)"
+  printf '  QEMU:  %s (qemu-system-riscv64)\n' "$(qemu_version)"
+  printf '  lwIP source: %s=%s served\n' "$LWIP_SRC" "$LWIP_VERSION"
+  if ((${#CHANGES[@]})); then
+    for p in "${CHANGES[@]}"; do printf '  changed: %s\n' "$p"; done
+  else
+    printf '  nothing to do: everything was already in place.\n'
+  fi
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+  main "$@"
+fi

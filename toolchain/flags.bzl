@@ -1,0 +1,143 @@
+"""Starling's compiler and linker flags: one named set per concern.
+
+This is the only file that says which flags the toolchains pass. Each set
+becomes a feature in toolchain/cc_toolchain_config.bzl, so the flags show up
+by name on every action (`bazel aquery`) and the toolchain tests can check
+them. Where does -msmall-data-limit=0 come from? SMALL_DATA, below.
+"""
+
+# Paths inside the execroot of the pinned toolchain (@starling_llvm).
+LLVM_ROOT = "external/starling_llvm/usr/lib/llvm-19"
+RESOURCE_DIR = LLVM_ROOT + "/lib/clang/19"
+PICOLIBC_INCLUDE = "external/starling_llvm/usr/lib/picolibc/riscv64-unknown-elf/include"
+LIBCXX_INCLUDE = LLVM_ROOT + "/include/c++/v1"
+LIBCXX_CONFIG_SITE = "toolchain/libcxx"
+
+# The kernel's ISA: RV64 with the M, A and C extensions (the Star64's U74
+# cores have F and D too, but the kernel keeps floating point off so traps
+# never save FP state). Zicsr/Zifencei are separate extensions since ISA 2.2.
+RISCV64_ARCH = [
+    "--target=riscv64-unknown-elf",
+    "-march=rv64imac_zicsr_zifencei",
+    "-mabi=lp64",
+    "-mcmodel=medany",
+]
+
+# clang 19 defaults to -msmall-data-limit=8, which puts small globals into
+# .sdata/.sbss; on a Star64 that cost lwIP's UDP echo 13% (821.7 vs 954.5
+# Mb/s). clang 20+ defaults to 0. Pinned so no compiler default decides.
+SMALL_DATA = ["-msmall-data-limit=0"]
+
+# A kernel: no hosted environment, no common symbols.
+FREESTANDING = ["-ffreestanding", "-fno-common"]
+
+# No exceptions and no RTTI in kernel code; function-local statics need no
+# locks on a single cooperative hart.
+NO_EXCEPTIONS = ["-fno-exceptions"]
+NO_RTTI = ["-fno-rtti", "-fno-threadsafe-statics"]
+
+# One section per function and object, so the linker's --gc-sections can drop
+# what nothing uses.
+SECTIONS = ["-ffunction-sections", "-fdata-sections"]
+
+CXX_STANDARD = ["-std=c++20"]
+
+# Project code is warning-free; third-party code turns this feature off.
+WARNINGS = ["-Wall", "-Wextra", "-Werror"]
+
+# Only the toolchain's own headers: the pinned libc++ headers behind our
+# freestanding __config_site, clang's resource headers, picolibc's headers.
+# Nothing from /usr can be found, and Bazel rejects anything not declared.
+RISCV64_CXX_INCLUDES = [
+    "-nostdinc++",
+    "-isystem",
+    LIBCXX_CONFIG_SITE,
+    "-isystem",
+    LIBCXX_INCLUDE,
+]
+RISCV64_INCLUDES = [
+    "-nostdinc",
+    "-isystem",
+    RESOURCE_DIR + "/include",
+    "-isystem",
+    PICOLIBC_INCLUDE,
+]
+
+# The same binary from any checkout or output base. The wrapper
+# (toolchain/wrappers/dispatch.sh) replaces __EXEC_ROOT__ with the action's
+# working directory, which Bazel does not expose to toolchain flags.
+REPRODUCIBLE = [
+    "-ffile-prefix-map=__EXEC_ROOT__=.",
+    "-no-canonical-prefixes",
+    "-resource-dir=" + RESOURCE_DIR,
+    "-Wno-builtin-macro-redefined",
+    "-D__DATE__=\"redacted\"",
+    "-D__TIMESTAMP__=\"redacted\"",
+    "-D__TIME__=\"redacted\"",
+]
+
+# Static, no C runtime or libc from the toolchain: the kernel brings its own
+# entry, memcpy and friends. lld drops unreferenced sections.
+RISCV64_LINK = [
+    "-fuse-ld=lld",
+    "-nostdlib",
+    "-static",
+    "-Wl,--gc-sections",
+    "-Wl,--build-id=none",
+    "-no-canonical-prefixes",
+]
+
+# Per compilation mode: only optimisation and debug info change.
+OPT = ["-O2", "-DNDEBUG"]
+DBG = ["-Og", "-g"]
+FASTBUILD = ["-O1"]
+
+# Host (x86_64 Linux, glibc + libstdc++) for tests and the host board.
+HOST_ARCH = ["--target=x86_64-pc-linux-gnu"]
+HOST_INCLUDE_DIRECTORIES = [
+    "/usr/include",
+    "/usr/lib/gcc/x86_64-linux-gnu/12/include",
+    "/usr/local/include",
+]
+HOST_LINK = [
+    "-fuse-ld=lld",
+    "-no-canonical-prefixes",
+    "-resource-dir=" + RESOURCE_DIR,
+    "-lstdc++",
+    "-lm",
+    "-pthread",
+]
+
+# Host tests run under AddressSanitizer and UndefinedBehaviorSanitizer with
+# the runtimes from the pinned libclang-rt-19-dev; any report fails the test.
+SANITIZERS = [
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+]
+
+# The host link runs the C driver; it must still pull in UBSan's C++ part.
+SANITIZER_LINK = ["-fsanitize-link-c++-runtime"]
+
+FLAGS = struct(
+    RISCV64_ARCH = RISCV64_ARCH,
+    SMALL_DATA = SMALL_DATA,
+    FREESTANDING = FREESTANDING,
+    NO_EXCEPTIONS = NO_EXCEPTIONS,
+    NO_RTTI = NO_RTTI,
+    SECTIONS = SECTIONS,
+    CXX_STANDARD = CXX_STANDARD,
+    WARNINGS = WARNINGS,
+    RISCV64_CXX_INCLUDES = RISCV64_CXX_INCLUDES,
+    RISCV64_INCLUDES = RISCV64_INCLUDES,
+    REPRODUCIBLE = REPRODUCIBLE,
+    RISCV64_LINK = RISCV64_LINK,
+    OPT = OPT,
+    DBG = DBG,
+    FASTBUILD = FASTBUILD,
+    HOST_ARCH = HOST_ARCH,
+    HOST_INCLUDE_DIRECTORIES = HOST_INCLUDE_DIRECTORIES,
+    HOST_LINK = HOST_LINK,
+    SANITIZERS = SANITIZERS,
+    SANITIZER_LINK = SANITIZER_LINK,
+)

@@ -1,0 +1,40 @@
+"""The project's external repositories, all made of pinned Debian packages."""
+
+load(
+    "//toolchain:pins.bzl",
+    "CLANG_VERSION",
+    "GOOGLETEST_PACKAGES",
+    "LLVM_EXTRACT",
+    "LLVM_PACKAGES",
+    "UBOOT_TOOLS_PACKAGES",
+)
+load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
+
+def starling_repositories():
+    debian_packages(
+        name = "starling_llvm",
+        packages = pinned(LLVM_PACKAGES),
+        arch_all = ["picolibc-riscv64-unknown-elf"],
+        extract = LLVM_EXTRACT,
+        # Debian puts this link in llvm-19-dev (43 MB we do not need); clang's
+        # RUNPATH ($ORIGIN/../lib) looks for libLLVM here.
+        symlinks = {
+            "usr/lib/llvm-19/lib/libLLVM.so.19.1": "../../x86_64-linux-gnu/libLLVM.so.19.1",
+        },
+        build_file = "//toolchain/repositories:BUILD.llvm",
+        version_check = "//toolchain:check_clang_version.sh",
+        version_check_binary = "usr/lib/llvm-19/bin/clang",
+        expected_version = CLANG_VERSION,
+    )
+    debian_packages(
+        name = "googletest",
+        packages = pinned(GOOGLETEST_PACKAGES),
+        arch_all = ["googletest"],
+        build_file = "//toolchain/repositories:BUILD.googletest",
+    )
+    debian_packages(
+        name = "uboot_tools",
+        packages = pinned(UBOOT_TOOLS_PACKAGES),
+        extract = {"u-boot-tools": ["./usr/bin/mkimage"]},
+        build_file = "//toolchain/repositories:BUILD.uboot_tools",
+    )

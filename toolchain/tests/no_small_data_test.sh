@@ -1,0 +1,37 @@
+#!/bin/bash
+# No riscv64 object or image may contain a small-data section.
+#   no_small_data_test.sh LLVM_READELF FILE...
+# FILEs are objects, linked ELFs and the manifests from board_objects (which
+# are skipped). Small-data sections are .sdata/.sbss/.srodata and their
+# suffixed variants (.sdata.foo, .srodata.cst8, .sbss.bar, .sdata2, .sbss2...),
+# which clang emits below -msmall-data-limit and which gp-relative code needs.
+set -euo pipefail
+readelf=$1
+shift
+checked=0
+bad=0
+for f in "$@"; do
+  case "$f" in *.objects|*.link_argv) continue ;; esac
+  if ! header=$("$readelf" -h "$f" 2>&1); then
+    echo "FAIL: $f is not an ELF file: $header"
+    bad=1
+    continue
+  fi
+  if ! grep -q 'Machine:.*RISC-V' <<<"$header"; then
+    echo "FAIL: $f is not a RISC-V ELF"
+    bad=1
+  fi
+  sections=$("$readelf" -S -W "$f" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\).*/\1/p')
+  small=$(grep -E '^\.(sdata|sbss|srodata)' <<<"$sections" || true)
+  if [[ -n "$small" ]]; then
+    echo "FAIL: $f has small-data sections: $(echo $small)"
+    bad=1
+  fi
+  checked=$((checked + 1))
+done
+echo "checked $checked riscv64 objects and images for small-data sections"
+if [[ $checked -lt 4 ]]; then
+  echo "FAIL: expected objects and images to check, found $checked"
+  exit 1
+fi
+exit $bad
