@@ -74,7 +74,10 @@ def _package_image(ctx):
 
 def _board_image_impl(ctx):
     _, outputs = _package_image(ctx)
-    return [DefaultInfo(files = depset(outputs))]
+    return [
+        DefaultInfo(files = depset(outputs), runfiles = ctx.runfiles(files = outputs)),
+        OutputGroupInfo(images = depset(outputs)),
+    ]
 
 def _qemu_image_impl(ctx):
     elf, outputs = _package_image(ctx)
@@ -90,7 +93,11 @@ def _qemu_image_impl(ctx):
         is_executable = True,
     )
     runfiles = ctx.runfiles(files = outputs).merge(ctx.attr._runner[DefaultInfo].default_runfiles)
-    return [DefaultInfo(files = depset(outputs), executable = launcher, runfiles = runfiles)]
+    return [
+        DefaultInfo(files = depset(outputs + [launcher]), executable = launcher, runfiles = runfiles),
+        # The image files alone (without the launcher), for tests and packaging.
+        OutputGroupInfo(images = depset(outputs)),
+    ]
 
 _COMMON_ATTRS = {
     "elf": attr.label(mandatory = True, cfg = _board_transition),

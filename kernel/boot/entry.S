@@ -3,10 +3,9 @@
  * U-Boot's `booti` checks, then `_start`, where OpenSBI (QEMU -kernel) or
  * U-Boot enters in S-mode with a0 = hart id and a1 = device-tree address.
  *
- * Both live in this one file on purpose: the linker pulls this object in for
- * `_start` (the ENTRY symbol), and the header comes with it. A header in an
- * object of its own defines nothing anyone references, so linking from a static
- * archive would silently drop it.
+ * Both live in this one file on purpose: the ENTRY symbol is `__image_header`
+ * (the ELF starts where booti starts, and the header's first word jumps to
+ * `_start`), so the linker pulls this object in and `_start` comes with it.
  *
  * Symbols the linker script must provide: __image_size (absolute, image end
  * minus image start, .bss and stack included), __stack_top, __bss_start,
