@@ -48,6 +48,8 @@ PACKAGES=(
   u-boot-tools
   # Integration/load tests: console scripting, relays, iperf2 clients, network namespaces.
   expect socat iperf iproute2
+  # Host headers the toolchain tests prove a riscv64 build cannot reach (linux/const.h).
+  linux-libc-dev
   # Toolchain fetch by Bazel repository rules: apt-get download + dpkg-deb -x of pinned .debs,
   # `apt-get source` of lwIP (dpkg-dev), its .orig.tar.xz (xz-utils), HTTPS mirrors (ca-certificates).
   xz-utils dpkg-dev ca-certificates

@@ -1,0 +1,55 @@
+# Sourced by the toolchain tests that run a Bazel of their own on this
+# workspace, in a fresh output base under $TEST_TMPDIR.
+#
+#   nested_bazel NAME [--reuse-repositories] COMMAND ARGS...
+#
+# NAME picks the output base ($TEST_TMPDIR/NAME). With --reuse-repositories the
+# pinned repositories the outer build already fetched are reused (fast: for
+# tests of flags and headers); without it everything is fetched from scratch
+# (for the reproducibility test). Output goes to $TEST_TMPDIR/NAME.log.
+
+: "${TEST_SRCDIR:?run me with bazel test}"
+: "${TEST_TMPDIR:?run me with bazel test}"
+
+# The workspace: where the WORKSPACE file in our runfiles really lives.
+NESTED_WORKSPACE=$(dirname "$(readlink -f "$TEST_SRCDIR/starling/WORKSPACE")")
+
+# The outer output base's external/ directory, from a file of @starling_llvm.
+_outer_external() {
+  local clang
+  clang=$(readlink -f "$TEST_SRCDIR/starling_llvm/usr/lib/llvm-19/bin/clang")
+  echo "${clang%%/external/starling_llvm/*}/external"
+}
+
+# Bazel sets HOME to $TEST_TMPDIR for tests: find the user's real deb cache so
+# fresh output bases do not download the toolchain again.
+_deb_cache() {
+  if [[ -n "${STARLING_DEB_CACHE:-}" ]]; then
+    echo "$STARLING_DEB_CACHE"
+  else
+    echo "$(getent passwd "$(id -u)" | cut -d: -f6)/.cache/starling/debs"
+  fi
+}
+
+nested_bazel() {
+  local name=$1
+  shift
+  local repo_flags=()
+  if [[ "${1:-}" == "--reuse-repositories" ]]; then
+    shift
+    local ext
+    ext=$(_outer_external)
+    for repo in starling_llvm googletest uboot_tools; do
+      repo_flags+=("--override_repository=$repo=$ext/$repo")
+    done
+  fi
+  local command=$1
+  shift
+  (
+    cd "$NESTED_WORKSPACE" &&
+      env -u TEST_TMPDIR bazel --batch --output_base="$TEST_TMPDIR/$name" \
+        "$command" --symlink_prefix=/ --color=no --curses=no --noshow_progress \
+        --repo_env=STARLING_DEB_CACHE="$(_deb_cache)" \
+        "${repo_flags[@]}" "$@"
+  ) >"$TEST_TMPDIR/$name.out" 2>"$TEST_TMPDIR/$name.log"
+}
