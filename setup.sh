@@ -50,6 +50,8 @@ PACKAGES=(
   expect socat iperf iproute2
   # Host headers the toolchain tests prove a riscv64 build cannot reach (linux/const.h).
   linux-libc-dev
+  # The host toolchain (pinned clang) compiles tests against the host glibc and libstdc++.
+  libc6-dev libstdc++-12-dev libgcc-12-dev
   # Toolchain fetch by Bazel repository rules: apt-get download + dpkg-deb -x of pinned .debs,
   # `apt-get source` of lwIP (dpkg-dev), its .orig.tar.xz (xz-utils), HTTPS mirrors (ca-certificates).
   xz-utils dpkg-dev ca-certificates

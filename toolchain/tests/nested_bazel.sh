@@ -53,3 +53,15 @@ nested_bazel() {
         "${repo_flags[@]}" "$@"
   ) >"$TEST_TMPDIR/$name.out" 2>"$TEST_TMPDIR/$name.log"
 }
+
+# Nested output bases hold read-only trees (extracted packages) and run to
+# hundreds of megabytes: remove them when the test ends, pass or fail.
+_nested_cleanup() {
+  local dir
+  for dir in "$TEST_TMPDIR"/*/; do
+    [[ -f "$dir/DO_NOT_BUILD_HERE" || -d "$dir/execroot" ]] || continue
+    chmod -R u+w "$dir" 2>/dev/null
+    rm -rf "$dir"
+  done
+}
+trap _nested_cleanup EXIT

@@ -1,0 +1,44 @@
+#!/bin/bash
+# The Star64 image built twice from scratch, in two different output bases
+# (each fetching and extracting the pinned toolchain itself), is byte-identical,
+# in the default mode and in -c dbg (debug info carries paths, which
+# -ffile-prefix-map must have stripped).
+set -uo pipefail
+source toolchain/tests/nested_bazel.sh
+target=//apps/hello:star64
+files=(star64.elf star64.Image star64.uImage)
+fail=0
+for base in first second-output-base; do
+  start=$(date +%s)
+  for mode in fastbuild dbg; do
+    if ! nested_bazel "$base" build -c "$mode" "$target"; then
+      echo "FAIL: building $target -c $mode in output base '$base' failed:"
+      tail -30 "$TEST_TMPDIR/$base.log"
+      exit 1
+    fi
+  done
+  echo "built $target (fastbuild, dbg) from scratch in output base '$base' in $(( $(date +%s) - start )) s"
+done
+for mode in fastbuild dbg; do
+for f in "${files[@]}"; do
+  bin="execroot/starling/bazel-out/k8-$mode/bin/apps/hello"
+  a="$TEST_TMPDIR/first/$bin/$f"
+  b="$TEST_TMPDIR/second-output-base/$bin/$f"
+  f="$f ($mode)"
+  if [[ ! -s $a || ! -s $b ]]; then
+    echo "FAIL: $f missing from one of the builds"
+    fail=1
+  elif cmp -s "$a" "$b"; then
+    echo "ok   $f identical: $(sha256sum <"$a" | cut -c1-64) ($(stat -L -c %s "$a") bytes)"
+  else
+    echo "FAIL: $f differs between the two builds"
+    cmp -l "$a" "$b" | head -5
+    fail=1
+  fi
+done
+done
+if ! "$TEST_SRCDIR/starling_llvm/usr/lib/llvm-19/bin/llvm-readelf" -S "$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-dbg/bin/apps/hello/star64.elf" | grep -q debug_info; then
+  echo "FAIL: the dbg ELF has no debug info, so its paths were not compared"
+  fail=1
+fi
+exit $fail
