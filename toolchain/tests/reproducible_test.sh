@@ -37,8 +37,14 @@ for f in "${files[@]}"; do
   fi
 done
 done
-if ! "$TEST_SRCDIR/starling_llvm/usr/lib/llvm-19/bin/llvm-readelf" -S "$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-dbg/bin/apps/hello/star64.elf" | grep -q debug_info; then
+readelf="$TEST_SRCDIR/starling_llvm/usr/lib/llvm-19/bin/llvm-readelf"
+dbg_elf="$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-dbg/bin/apps/hello/star64.elf"
+if ! sections=$("$readelf" -S -W "$dbg_elf" 2>&1); then
+  echo "FAIL: cannot read the dbg ELF's sections: $sections"
+  fail=1
+elif ! grep -q '\.debug_info' <<<"$sections"; then
   echo "FAIL: the dbg ELF has no debug info, so its paths were not compared"
+  echo "$sections"
   fail=1
 fi
 exit $fail
