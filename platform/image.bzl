@@ -8,14 +8,7 @@ Each image target switches to its board's platform itself (a transition on
 --platforms), so nobody types --platforms for these.
 """
 
-def _board_transition_impl(settings, attr):
-    return {"//command_line_option:platforms": attr.platform}
-
-_board_transition = transition(
-    implementation = _board_transition_impl,
-    inputs = [],
-    outputs = ["//command_line_option:platforms"],
-)
+load(":transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
 
 def _package_image(ctx):
     elf_in = ctx.attr.elf[0][DefaultInfo].files.to_list()
@@ -99,8 +92,8 @@ def _qemu_image_impl(ctx):
         OutputGroupInfo(images = depset(outputs)),
     ]
 
-_COMMON_ATTRS = {
-    "elf": attr.label(mandatory = True, cfg = _board_transition),
+_COMMON_ATTRS = dict(TRANSITION_ALLOWLIST, **{
+    "elf": attr.label(mandatory = True, cfg = board_transition),
     "platform": attr.string(mandatory = True),
     "uimage": attr.bool(default = False),
     "load_address": attr.string(),
@@ -110,10 +103,7 @@ _COMMON_ATTRS = {
     ),
     "_objcopy_deps": attr.label(default = "@starling_llvm//:llvm-objcopy"),
     "_mkimage": attr.label(default = "@uboot_tools//:usr/bin/mkimage", allow_single_file = True),
-    "_allowlist_function_transition": attr.label(
-        default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-    ),
-}
+})
 
 board_image = rule(
     implementation = _board_image_impl,

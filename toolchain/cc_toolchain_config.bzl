@@ -5,6 +5,7 @@ toolchain/flags.bzl and are composed here as features, one feature per set.
 """
 
 load("@rules_cc//cc:action_names.bzl", "ACTION_NAMES")
+load("@rules_cc//cc:defs.bzl", "cc_toolchain")
 load(
     "@rules_cc//cc:cc_toolchain_config_lib.bzl",
     "feature",
@@ -143,3 +144,34 @@ starling_cc_toolchain_config = rule(
     },
     provides = [CcToolchainConfigInfo],
 )
+
+def starling_cc_toolchain(name, target, compiler_files, linker_files):
+    """A cc_toolchain `<name>_cc_toolchain` running the pinned clang for `target`."""
+    native.filegroup(
+        name = name + "_all_files",
+        srcs = [
+            compiler_files,
+            linker_files,
+            "@starling_llvm//:llvm-ar",
+            "@starling_llvm//:llvm-objcopy",
+            "@starling_llvm//:llvm-strip",
+        ],
+    )
+    starling_cc_toolchain_config(
+        name = name + "_config",
+        target = target,
+    )
+    all_files = ":%s_all_files" % name
+    cc_toolchain(
+        name = name + "_cc_toolchain",
+        all_files = all_files,
+        ar_files = all_files,
+        as_files = compiler_files,
+        compiler_files = compiler_files,
+        dwp_files = all_files,
+        linker_files = linker_files,
+        objcopy_files = all_files,
+        strip_files = all_files,
+        supports_param_files = True,
+        toolchain_config = ":%s_config" % name,
+    )

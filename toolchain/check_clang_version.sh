@@ -10,7 +10,8 @@ expected=$2
 if ! out=$("$clang" --version 2>&1); then
   echo "starling: cannot run $clang --version:" >&2
   echo "$out" >&2
-  echo "Fix: delete the repository (bazel clean --expunge) and let Bazel fetch the pinned packages again." >&2
+  echo "Fix: if a shared library is missing, run sudo ./setup.sh (it installs the libraries the" >&2
+  echo "pinned clang loads); otherwise bazel clean --expunge and let Bazel fetch the pins again." >&2
   exit 1
 fi
 first=$(printf '%s\n' "$out" | head -n 1)

@@ -39,10 +39,7 @@ std::string_view name() { return "qemu-virt"; }
     const std::uint32_t status = (code & 0xFF) != 0 ? static_cast<std::uint32_t>(code & 0xFF) : 1;
     *reinterpret_cast<volatile std::uint32_t*>(kSifiveTestBase) = (status << 16) | kFinisherFail;
   }
-  if (sbi::probe_extension(sbi::Extension::kSystemReset)) {
-    sbi::system_reset(sbi::ResetType::kShutdown,
-                      code == 0 ? sbi::ResetReason::kNone : sbi::ResetReason::kSystemFailure);
-  }
+  sbi::shutdown(code == 0 ? sbi::ResetReason::kNone : sbi::ResetReason::kSystemFailure);
   console::print("Starling: shutdown failed, halting\n");
   riscv::halt();
 }

@@ -26,10 +26,7 @@ std::string_view name() { return "star64"; }
   // No sifive_test finisher on real hardware: SBI SRST is the only way out.
   // Drain the UART first: a reset would cut off the bytes still in its FIFO.
   uart.flush();
-  if (sbi::probe_extension(sbi::Extension::kSystemReset)) {
-    sbi::system_reset(sbi::ResetType::kShutdown,
-                      code == 0 ? sbi::ResetReason::kNone : sbi::ResetReason::kSystemFailure);
-  }
+  sbi::shutdown(code == 0 ? sbi::ResetReason::kNone : sbi::ResetReason::kSystemFailure);
   console::print("Starling: shutdown failed, halting\n");
   riscv::halt();
 }

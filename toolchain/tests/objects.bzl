@@ -7,6 +7,8 @@ also collects each link action's command line, which Bazel 4.2.3 exposes to
 Starlark (compile command lines it does not: see compile_flags_test).
 """
 
+load("//platform:transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
+
 ObjectsInfo = provider(fields = ["objects", "link_argv"])
 
 _COMPILE_MNEMONICS = ["CppCompile", "CAssemble", "CppAssemble"]
@@ -37,15 +39,6 @@ objects_aspect = aspect(
     attr_aspects = ["deps", "srcs"],
 )
 
-def _board_transition_impl(settings, attr):
-    return {"//command_line_option:platforms": attr.platform}
-
-_board_transition = transition(
-    implementation = _board_transition_impl,
-    inputs = [],
-    outputs = ["//command_line_option:platforms"],
-)
-
 def _board_objects_impl(ctx):
     info = ctx.attr.binary[0][ObjectsInfo]
     objects = info.objects.to_list()
@@ -59,12 +52,9 @@ def _board_objects_impl(ctx):
 
 board_objects = rule(
     implementation = _board_objects_impl,
-    attrs = {
-        "binary": attr.label(mandatory = True, cfg = _board_transition, aspects = [objects_aspect]),
+    attrs = dict(TRANSITION_ALLOWLIST, **{
+        "binary": attr.label(mandatory = True, cfg = board_transition, aspects = [objects_aspect]),
         "platform": attr.string(mandatory = True),
-        "_allowlist_function_transition": attr.label(
-            default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
-        ),
-    },
+    }),
     doc = "The objects, link command lines and binary of a cc_binary built for a board.",
 )

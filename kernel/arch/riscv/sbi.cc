@@ -40,4 +40,10 @@ Result system_reset(ResetType type, ResetReason reason) {
                static_cast<std::uint64_t>(reason));
 }
 
+void shutdown(ResetReason reason) {
+  if (probe_extension(Extension::kSystemReset)) {
+    system_reset(ResetType::kShutdown, reason);
+  }
+}
+
 }  // namespace starling::sbi

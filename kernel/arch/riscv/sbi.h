@@ -51,6 +51,10 @@ enum class ResetReason : std::uint32_t {
 // SRST; the result says why.
 Result system_reset(ResetType type, ResetReason reason);
 
+// Powers the machine off through SRST, if the firmware implements it. Returns
+// only if it could not (no SRST, or the firmware refused).
+void shutdown(ResetReason reason);
+
 }  // namespace starling::sbi
 
 #endif  // STARLING_KERNEL_ARCH_RISCV_SBI_H_

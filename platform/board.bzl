@@ -1,0 +1,28 @@
+"""A board package's library: its board.cc and linker script, bound to its platform."""
+
+load("@rules_cc//cc:defs.bzl", "cc_library")
+
+def board_library(name, board_constraint, deps = []):
+    """The library //platform:board resolves to on this board's platform.
+
+    Args:
+      name: target name (by convention "board").
+      board_constraint: the board's constraint_value in //platform.
+      deps: the drivers this board binds to the HAL.
+    """
+    cc_library(
+        name = name,
+        srcs = ["board.cc"],
+        # Every image of this board is linked with the board's memory layout.
+        linkopts = ["-T $(location :linker.ld)"],
+        target_compatible_with = [
+            "//platform:riscv64",
+            board_constraint,
+        ],
+        deps = deps + [
+            ":linker.ld",
+            "//kernel/arch/riscv:sbi",
+            "//kernel/console",
+            "//platform/hal",
+        ],
+    )
