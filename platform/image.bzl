@@ -33,10 +33,12 @@ def _package_image(ctx):
 
     if ctx.attr.uimage:
         uimage = ctx.actions.declare_file(ctx.label.name + ".uImage")
-        ctx.actions.run(
-            executable = ctx.file._mkimage,
+        # mkimage prints the header it wrote even with -q: keep the build quiet.
+        ctx.actions.run_shell(
+            command = '"$@" >/dev/null',
+            tools = [ctx.file._mkimage],
             arguments = [
-                "-q",
+                ctx.file._mkimage.path,
                 "-A",
                 "riscv",
                 "-O",
