@@ -36,6 +36,10 @@ FREESTANDING = ["-ffreestanding", "-fno-common"]
 NO_EXCEPTIONS = ["-fno-exceptions"]
 NO_RTTI = ["-fno-rtti", "-fno-threadsafe-statics"]
 
+# Keep the frame pointer (s0) in every function: the kernel panic walks the
+# frame chain for its backtrace. Costs one register and two stores per call.
+FRAME_POINTERS = ["-fno-omit-frame-pointer"]
+
 # One section per function and object, so the linker's --gc-sections can drop
 # what nothing uses.
 SECTIONS = ["-ffunction-sections", "-fdata-sections"]
@@ -126,6 +130,7 @@ FLAGS = struct(
     NO_EXCEPTIONS = NO_EXCEPTIONS,
     NO_RTTI = NO_RTTI,
     SECTIONS = SECTIONS,
+    FRAME_POINTERS = FRAME_POINTERS,
     CXX_STANDARD = CXX_STANDARD,
     WARNINGS = WARNINGS,
     RISCV64_CXX_INCLUDES = RISCV64_CXX_INCLUDES,

@@ -26,7 +26,12 @@ COMPILE_ALL = ARCH + [
     "-Werror",
     "-ffile-prefix-map=__EXEC_ROOT__=.",
 ]
-COMPILE_CODE = ["-fno-exceptions", "-ffunction-sections", "-fdata-sections"]
+COMPILE_CODE = [
+    "-fno-exceptions",
+    "-ffunction-sections",
+    "-fdata-sections",
+    "-fno-omit-frame-pointer",
+]
 COMPILE_CXX = ["-std=c++20", "-fno-rtti", "-fno-threadsafe-statics", "-nostdinc++"]
 LINK = ARCH + ["-fuse-ld=lld", "-nostdlib", "-static", "-Wl,--gc-sections"]
 MODE = {"fastbuild": [], "opt": ["-O2"], "dbg": ["-g"]}
