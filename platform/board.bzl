@@ -5,6 +5,9 @@ load("@rules_cc//cc:defs.bzl", "cc_library")
 def board_library(name, board_constraint, deps = []):
     """The library //platform:board resolves to on this board's platform.
 
+    Every riscv64 board gets the trap layer, the riscv64 clock (hal/clock.h)
+    and the PLIC + irq registry; board.cc sets them up with its constants.
+
     Args:
       name: target name (by convention "board").
       board_constraint: the board's constraint_value in //platform.
@@ -21,8 +24,13 @@ def board_library(name, board_constraint, deps = []):
         ],
         deps = deps + [
             ":linker.ld",
+            "//drivers/irq",
+            "//drivers/irq:plic",
+            "//kernel/arch/riscv:clock",
             "//kernel/arch/riscv:sbi",
+            "//kernel/arch/riscv:trap",
             "//kernel/console",
+            "//kernel/lib:result",
             "//platform/hal",
         ],
     )

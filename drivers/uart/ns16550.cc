@@ -10,6 +10,9 @@ constexpr std::uint32_t kFcrEnable = 0x01;
 constexpr std::uint32_t kFcrClearRx = 0x02;
 constexpr std::uint32_t kFcrClearTx = 0x04;
 
+constexpr std::uint32_t kIerRxAvailable = 0x01;  // ERBFI: received data available
+
+constexpr std::uint32_t kLsrDataReady = 0x01;  // DR: a byte waits in RBR / the RX FIFO
 constexpr std::uint32_t kLsrThre = 0x20;  // transmit holding register (or FIFO) has room
 constexpr std::uint32_t kLsrTemt = 0x40;  // transmitter idle: FIFO and shift register empty
 
@@ -78,6 +81,19 @@ bool Ns16550::set_baud(std::uint32_t clock_hz, std::uint32_t baud) {
   write_reg(Reg::kDlm, static_cast<std::uint32_t>(divisor >> 8));
   write_reg(Reg::kLcr, lcr);
   return true;
+}
+
+void Ns16550::set_rx_interrupt(bool enabled) {
+  // IER shares index 1 with DLM: LCR.DLAB is clear outside set_baud().
+  write_reg(Reg::kIer, enabled ? kIerRxAvailable : 0);
+}
+
+std::size_t Ns16550::receive(std::span<char> out) {
+  std::size_t count = 0;
+  while (count < out.size() && (read(Reg::kLsr) & kLsrDataReady) != 0) {
+    out[count++] = static_cast<char>(read(Reg::kRbr) & 0xFF);
+  }
+  return count;
 }
 
 bool Ns16550::put(char c) {

@@ -3,14 +3,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace starling {
 
-// Polled transmit driver for 16550-compatible UARTs: QEMU's ns16550a and the
-// Synopsys DW-APB UART ("snps,dw-apb-uart", 8250-compatible) on the JH7110.
-// The two differ only in register layout, which the board passes in.
-// Receive and interrupts come later, with the PLIC driver.
+// Driver for 16550-compatible UARTs: QEMU's ns16550a and the Synopsys DW-APB
+// UART ("snps,dw-apb-uart", 8250-compatible) on the JH7110. The two differ
+// only in register layout, which the board passes in. Transmit is polled;
+// receive is polled or interrupt-driven (RX data-available through the PLIC).
 class Ns16550 {
  public:
   struct Config {
@@ -41,11 +42,21 @@ class Ns16550 {
   // already written reach the wire before a reset or power-off.
   bool flush();
 
+  // Turns the "received data available" interrupt (IER.ERBFI) on or off; the
+  // other interrupt causes stay off. With the FIFO's trigger level at 1 byte
+  // (init()), every received byte raises the line until RBR is drained.
+  void set_rx_interrupt(bool enabled);
+
+  // Reads received bytes into `out` while LSR.DR says one is waiting, up to
+  // out.size(); never waits. Reading RBR empty is what lowers the RX interrupt.
+  std::size_t receive(std::span<char> out);
+
  private:
   // Register indices (16550 datasheet); DLL/DLM share 0/1 with RBR/THR/IER and
   // are selected by LCR.DLAB.
   enum class Reg : unsigned {
-    kThr = 0,  // write: transmit holding; read: RBR
+    kThr = 0,  // write: transmit holding
+    kRbr = 0,  // read: receive buffer
     kDll = 0,  // DLAB=1: divisor latch low
     kIer = 1,  // interrupt enable
     kDlm = 1,  // DLAB=1: divisor latch high

@@ -19,6 +19,10 @@ constexpr unsigned kLcr = 3;
 constexpr unsigned kMcr = 4;
 constexpr unsigned kLsr = 5;
 
+constexpr unsigned kRbr = 0;
+
+constexpr std::uint32_t kIerErbfi = 0x01;  // received data available
+constexpr std::uint32_t kLsrDr = 0x01;     // data ready
 constexpr std::uint32_t kLsrThre = 0x20;
 constexpr std::uint32_t kLsrTemt = 0x40;
 
@@ -143,6 +147,42 @@ TEST(Ns16550Test, SetBaudRejectsImpossibleRates) {
   EXPECT_FALSE(dev.uart().set_baud(4'000'000'000u, 1));        // divisor > 0xFFFF
   EXPECT_EQ(dev.regs[0], 0xDEADBEEFu);
   EXPECT_EQ(dev.regs[kLcr], 0xDEADBEEFu);
+}
+
+TEST(Ns16550Test, RxInterruptSetsOnlyErbfiWithFullWidthWrite) {
+  WordRegisters dev;
+  Ns16550 uart = dev.uart();
+  uart.set_rx_interrupt(true);
+  EXPECT_EQ(dev.regs[kIer], kIerErbfi);
+  uart.set_rx_interrupt(false);
+  EXPECT_EQ(dev.regs[kIer], 0u);
+}
+
+TEST(Ns16550Test, RxInterruptByteLayout) {
+  ByteRegisters dev;
+  dev.uart().set_rx_interrupt(true);
+  EXPECT_EQ(dev.regs[kIer], kIerErbfi);
+  EXPECT_EQ(dev.regs[kLcr], 0xAA);  // no DLAB games
+}
+
+TEST(Ns16550Test, ReceiveReadsNothingWithoutDataReady) {
+  ByteRegisters dev;
+  dev.regs[kLsr] = kLsrThre | kLsrTemt;  // transmitter bits only
+  dev.regs[kRbr] = 'x';
+  std::array<char, 4> out{};
+  EXPECT_EQ(dev.uart().receive(out), 0u);
+}
+
+TEST(Ns16550Test, ReceiveReadsRbrWhileDataReadyUpToTheBuffer) {
+  WordRegisters dev;
+  dev.regs[kLsr] = kLsrDr | kLsrThre;
+  dev.regs[kRbr] = 0xFFFFFF00u | 'k';  // only the low byte is data
+  std::array<char, 3> out{};
+  // Plain memory keeps DR set, so the buffer's size is what stops the loop.
+  EXPECT_EQ(dev.uart().receive(out), 3u);
+  EXPECT_EQ(out[0], 'k');
+  EXPECT_EQ(out[2], 'k');
+  EXPECT_EQ(dev.uart().receive(std::span<char>()), 0u);
 }
 
 }  // namespace

@@ -2,26 +2,65 @@
 
 #include <cstdint>
 
+#include "drivers/irq/irq.h"
+#include "drivers/irq/plic.h"
 #include "drivers/uart/ns16550.h"
+#include "kernel/arch/riscv/clock.h"
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/arch/riscv/sbi.h"
+#include "kernel/arch/riscv/trap.h"
 #include "kernel/console/console.h"
 #include "platform/hal/board.h"
+#include "platform/hal/interrupts.h"
 
 namespace starling::board {
 namespace {
 
 // ns16550a, byte-wide registers packed one after another.
 constinit Ns16550 uart({.base = 0x1000'0000, .reg_shift = 0, .reg_io_width = 1});
+constexpr std::uint32_t kUartIrq = 10;
 
 // sifive_test finisher: a 32-bit write of (status << 16) | 0x3333 makes QEMU
 // exit with that status (QEMU 7.2 calls exit() directly).
 constexpr std::uintptr_t kSifiveTestBase = 0x10'0000;
 constexpr std::uint32_t kFinisherFail = 0x3333;
 
+// DTB /cpus/timebase-frequency = 0x989680.
+constexpr std::uint64_t kTimebaseHz = 10'000'000;
+
+// PLIC: riscv,ndev = 95. Contexts come in M/S pairs per hart (interrupts-
+// extended = <M 11>, <S 9> for each), so hart h's S-mode context is 2h + 1.
+constexpr std::uintptr_t kPlicBase = 0x0C00'0000;
+constexpr std::uint32_t kPlicSources = 95;
+constinit Plic plic({.base = kPlicBase, .context = 1, .num_sources = kPlicSources});
+
+void on_external_interrupt(void* /*unused*/) { irq::dispatch(); }
+
 }  // namespace
 
-void init(unsigned long /*dtb: the map above is fixed for this machine*/) { uart.init(); }
+void init(unsigned long /*dtb: the map above is fixed for this machine*/) {
+  // Traps first: a fault anywhere after this line panics with a report.
+  riscv::trap_init();
+  riscv::clock_init(kTimebaseHz);
+  uart.init();
+}
+
+Result<void> init_interrupts(unsigned long boot_hart_id) {
+  plic = Plic({.base = kPlicBase,
+               .context = 2 * static_cast<std::uint32_t>(boot_hart_id) + 1,
+               .num_sources = kPlicSources});
+  plic.init();
+  irq::init(plic);
+  riscv::set_interrupt_handler(riscv::Interrupt::kExternal, &on_external_interrupt, nullptr);
+  riscv::enable_interrupt(riscv::Interrupt::kExternal);
+  return {};
+}
+
+std::uint32_t console_irq() { return kUartIrq; }
+
+void console_set_rx_interrupt(bool enabled) { uart.set_rx_interrupt(enabled); }
+
+std::size_t console_read(std::span<char> out) { return uart.receive(out); }
 
 void console_write(std::string_view bytes) { uart.write(bytes); }
 

@@ -2,27 +2,32 @@
 # Boots a Starling kernel on QEMU's riscv64 `virt` machine with the system's
 # qemu-system-riscv64 and exits with the guest's exit code.
 #
-#   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [-- QEMU ARGS...]
+#   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [--serial-stdio]
+#               [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
 # (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
-# not shut down by then is killed and the runner exits 124.
+# not shut down by then is killed and the runner exits 124. --serial-stdio
+# connects the UART straight to stdin/stdout with no monitor (no Ctrl-A
+# escapes), so a test can pipe bytes into the guest's serial input.
 set -euo pipefail
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
 kernel=""
 timeout_s=""
 memory="128M"
+console=(-nographic)
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --kernel) kernel=${2:?--kernel needs a path}; shift 2 ;;
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --memory) memory=${2:?--memory needs a size such as 128M}; shift 2 ;;
+    --serial-stdio) console=(-display none -serial stdio -monitor none); shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
@@ -49,7 +54,7 @@ if [[ "$version" != 7.2.* ]]; then
   exit 1
 fi
 
-cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" -nographic -bios default -no-reboot
+cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}")
 if [[ -n "$timeout_s" ]]; then
   exec timeout --foreground -k 5 "$timeout_s" "${cmd[@]}"

@@ -1,10 +1,17 @@
 // Board package for the Pine64 Star64 (StarFive JH7110; HARDWARE.md §6).
 
+#include <cstdint>
+
+#include "drivers/irq/irq.h"
+#include "drivers/irq/plic.h"
 #include "drivers/uart/ns16550.h"
+#include "kernel/arch/riscv/clock.h"
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/arch/riscv/sbi.h"
+#include "kernel/arch/riscv/trap.h"
 #include "kernel/console/console.h"
 #include "platform/hal/board.h"
+#include "platform/hal/interrupts.h"
 
 namespace starling::board {
 namespace {
@@ -13,10 +20,51 @@ namespace {
 // U-Boot leaves it clocked, out of reset and at 115200 baud from its 24 MHz
 // clock, so init() does not touch the divisor.
 constinit Ns16550 uart({.base = 0x1000'0000, .reg_shift = 2, .reg_io_width = 4});
+constexpr std::uint32_t kUartIrq = 32;
+
+// DT /cpus/timebase-frequency (also U-Boot's RISCV_SMODE_TIMER_FREQ). The U74
+// has no `time` CSR in hardware: OpenSBI emulates rdtime from the CLINT's
+// mtime, so now_ns() costs a trap into M-mode here.
+constexpr std::uint64_t kTimebaseHz = 4'000'000;
+
+// PLIC: riscv,ndev = 136. Context 0 is hart 0 (the S7 monitor core, M-mode
+// only); harts 1-4 (U74) have M/S pairs 1/2, 3/4, 5/6, 7/8: S-mode = 2h.
+constexpr std::uintptr_t kPlicBase = 0x0C00'0000;
+constexpr std::uint32_t kPlicSources = 136;
+constexpr unsigned long kFirstHartWithSMode = 1;
+constexpr unsigned long kLastHart = 4;
+constinit Plic plic({.base = kPlicBase, .context = 2, .num_sources = kPlicSources});
+
+void on_external_interrupt(void* /*unused*/) { irq::dispatch(); }
 
 }  // namespace
 
-void init(unsigned long /*dtb: the map above is fixed for this board*/) { uart.init(); }
+void init(unsigned long /*dtb: the map above is fixed for this board*/) {
+  // Traps first: a fault anywhere after this line panics with a report.
+  riscv::trap_init();
+  riscv::clock_init(kTimebaseHz);
+  uart.init();
+}
+
+Result<void> init_interrupts(unsigned long boot_hart_id) {
+  if (boot_hart_id < kFirstHartWithSMode || boot_hart_id > kLastHart) {
+    return Unexpected(Error::kUnsupported);
+  }
+  plic = Plic({.base = kPlicBase,
+               .context = 2 * static_cast<std::uint32_t>(boot_hart_id),
+               .num_sources = kPlicSources});
+  plic.init();
+  irq::init(plic);
+  riscv::set_interrupt_handler(riscv::Interrupt::kExternal, &on_external_interrupt, nullptr);
+  riscv::enable_interrupt(riscv::Interrupt::kExternal);
+  return {};
+}
+
+std::uint32_t console_irq() { return kUartIrq; }
+
+void console_set_rx_interrupt(bool enabled) { uart.set_rx_interrupt(enabled); }
+
+std::size_t console_read(std::span<char> out) { return uart.receive(out); }
 
 void console_write(std::string_view bytes) { uart.write(bytes); }
 

@@ -16,12 +16,16 @@ enum class Csr : std::uint16_t {
   kScause = 0x142,
   kStval = 0x143,
   kSip = 0x144,
+  kStimecmp = 0x14D,  // Sstc only: reading it elsewhere is an illegal instruction
   kSatp = 0x180,
+  kCycle = 0xC00,
   kTime = 0xC01,
 };
 
 // Bits of sstatus and sie the kernel touches (privileged spec, "Supervisor CSRs").
 inline constexpr std::uint64_t kSstatusSie = 1u << 1;  // S-mode global interrupt enable
+inline constexpr std::uint64_t kSstatusSpie = 1u << 5;  // SIE before the trap
+inline constexpr std::uint64_t kSstatusSpp = 1u << 8;   // privilege before the trap (1 = S)
 inline constexpr std::uint64_t kSieSsie = 1u << 1;     // software interrupt
 inline constexpr std::uint64_t kSieStie = 1u << 5;     // timer interrupt
 inline constexpr std::uint64_t kSieSeie = 1u << 9;     // external (PLIC) interrupt
@@ -46,6 +50,17 @@ inline void csr_set(std::uint64_t bits) {
 template <Csr kCsr>
 inline void csr_clear(std::uint64_t bits) {
   asm volatile("csrc %0, %1" : : "i"(static_cast<std::uint16_t>(kCsr)), "r"(bits) : "memory");
+}
+
+// Clears `bits` and returns the CSR's previous value, in one instruction.
+template <Csr kCsr>
+inline std::uint64_t csr_read_clear(std::uint64_t bits) {
+  std::uint64_t old;
+  asm volatile("csrrc %0, %1, %2"
+               : "=r"(old)
+               : "i"(static_cast<std::uint16_t>(kCsr)), "r"(bits)
+               : "memory");
+  return old;
 }
 
 // Sleeps until an interrupt is pending (even a masked one) or, as the spec

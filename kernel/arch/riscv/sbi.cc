@@ -5,6 +5,7 @@ namespace {
 
 constexpr std::uint64_t kBaseProbeExtension = 3;
 constexpr std::uint64_t kSystemResetReset = 0;
+constexpr std::uint64_t kTimeSetTimer = 0;
 
 }  // namespace
 
@@ -38,6 +39,10 @@ bool probe_extension(Extension extension) {
 Result system_reset(ResetType type, ResetReason reason) {
   return ecall(Extension::kSystemReset, kSystemResetReset, static_cast<std::uint64_t>(type),
                static_cast<std::uint64_t>(reason));
+}
+
+Result set_timer(std::uint64_t stime_value) {
+  return ecall(Extension::kTime, kTimeSetTimer, stime_value);
 }
 
 void shutdown(ResetReason reason) {

@@ -10,6 +10,7 @@ namespace starling::sbi {
 
 enum class Extension : std::uint64_t {
   kBase = 0x10,
+  kTime = 0x54494D45,         // "TIME"
   kSystemReset = 0x53525354,  // "SRST"
 };
 
@@ -50,6 +51,11 @@ enum class ResetReason : std::uint32_t {
 // SRST sbi_system_reset (FID 0). Returns only if the firmware refused or lacks
 // SRST; the result says why.
 Result system_reset(ResetType type, ResetReason reason);
+
+// TIME sbi_set_timer (FID 0): the next S-mode timer interrupt fires once the
+// `time` CSR reaches `stime_value`; the call also clears a pending one.
+// UINT64_MAX means "never".
+Result set_timer(std::uint64_t stime_value);
 
 // Powers the machine off through SRST, if the firmware implements it. Returns
 // only if it could not (no SRST, or the firmware refused).

@@ -1,0 +1,94 @@
+#include "kernel/arch/riscv/trap.h"
+
+#include <cstdint>
+
+#include "kernel/arch/riscv/csr.h"
+#include "kernel/panic/panic.h"
+
+extern "C" void starling_trap_vector();
+extern "C" void starling_trap_dispatch(starling::riscv::TrapFrame* frame);
+
+namespace starling::riscv {
+namespace {
+
+constexpr std::uint64_t kIllegalInstruction = 2;
+
+struct HandlerSlot {
+  InterruptHandler handler = nullptr;
+  void* context = nullptr;
+};
+
+// Indexed by interrupt code (1, 5, 9; the others stay empty).
+constinit HandlerSlot handlers[16] = {};
+
+// Set while runs_without_illegal_instruction() runs its probe.
+constinit volatile bool probing = false;
+constinit volatile bool probe_faulted = false;
+
+// Length of the instruction at `pc`: 16-bit compressed unless its low two bits
+// are 0b11 (the spec's base encoding). Read as halfwords: pc may be only
+// 2-byte aligned with the C extension.
+std::uint64_t instruction_length(std::uint64_t pc) {
+  const std::uint16_t low = *reinterpret_cast<const volatile std::uint16_t*>(pc);
+  return (low & 0x3) == 0x3 ? 4 : 2;
+}
+
+void handle_interrupt(TrapFrame& frame, std::uint64_t code) {
+  if (code < sizeof(handlers) / sizeof(handlers[0]) && handlers[code].handler != nullptr) {
+    handlers[code].handler(handlers[code].context);
+    return;
+  }
+  panic(frame, interrupt_name(code));
+}
+
+}  // namespace
+
+void trap_init() {
+  // Direct mode: the low two bits are 0, and the vector is 4-byte aligned.
+  csr_write<Csr::kStvec>(reinterpret_cast<std::uintptr_t>(&starling_trap_vector));
+}
+
+void set_interrupt_handler(Interrupt interrupt, InterruptHandler handler, void* context) {
+  const auto code = static_cast<std::uint64_t>(interrupt);
+  // The trap may read the slot at any time: clear the handler before changing
+  // the context, and publish the handler last.
+  handlers[code].handler = nullptr;
+  asm volatile("" : : : "memory");
+  handlers[code].context = context;
+  asm volatile("" : : : "memory");
+  handlers[code].handler = handler;
+}
+
+void enable_interrupt(Interrupt interrupt) {
+  csr_set<Csr::kSie>(1ull << static_cast<std::uint64_t>(interrupt));
+}
+
+void disable_interrupt(Interrupt interrupt) {
+  csr_clear<Csr::kSie>(1ull << static_cast<std::uint64_t>(interrupt));
+}
+
+bool runs_without_illegal_instruction(void (*probe)()) {
+  probe_faulted = false;
+  probing = true;
+  probe();
+  probing = false;
+  return !probe_faulted;
+}
+
+}  // namespace starling::riscv
+
+extern "C" void starling_trap_dispatch(starling::riscv::TrapFrame* frame) {
+  using namespace starling::riscv;
+  const std::uint64_t code = frame->scause & ~kScauseInterrupt;
+  if ((frame->scause & kScauseInterrupt) != 0) {
+    handle_interrupt(*frame, code);
+    return;
+  }
+  if (code == kIllegalInstruction && probing) {
+    probing = false;
+    probe_faulted = true;
+    frame->sepc += instruction_length(frame->sepc);
+    return;
+  }
+  starling::panic(*frame, exception_name(code));
+}
