@@ -1,0 +1,32 @@
+#include "kernel/fdt/chosen.h"
+
+namespace starling::fdt {
+namespace {
+
+// An absent property is fine; a present one must be a well-formed string.
+Result<std::optional<std::string_view>> optional_string(const DeviceTree& tree, const Node& node,
+                                                        std::string_view name) {
+  const std::optional<Property> property = tree.find_property(node, name);
+  if (!property) return std::optional<std::string_view>();
+  Result<std::string_view> text = property->as_string();
+  if (!text) return Unexpected(text.error());
+  return std::optional<std::string_view>(*text);
+}
+
+}  // namespace
+
+Result<Chosen> read_chosen(const DeviceTree& tree) {
+  Chosen chosen;
+  const std::optional<Node> node = tree.find_node("/chosen");
+  if (!node) return chosen;
+  Result<std::optional<std::string_view>> bootargs = optional_string(tree, *node, "bootargs");
+  if (!bootargs) return Unexpected(bootargs.error());
+  Result<std::optional<std::string_view>> stdout_path =
+      optional_string(tree, *node, "stdout-path");
+  if (!stdout_path) return Unexpected(stdout_path.error());
+  chosen.bootargs = *bootargs;
+  chosen.stdout_path = *stdout_path;
+  return chosen;
+}
+
+}  // namespace starling::fdt

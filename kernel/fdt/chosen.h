@@ -1,0 +1,26 @@
+#ifndef STARLING_KERNEL_FDT_CHOSEN_H_
+#define STARLING_KERNEL_FDT_CHOSEN_H_
+
+#include <optional>
+#include <string_view>
+
+#include "kernel/fdt/device_tree.h"
+#include "kernel/lib/result.h"
+
+namespace starling::fdt {
+
+// What the bootloader chose for us (/chosen, §3.6). Views into the blob: they
+// live as long as the blob does.
+struct Chosen {
+  std::optional<std::string_view> bootargs;     // the kernel command line
+  std::optional<std::string_view> stdout_path;  // "/soc/serial@10000000"
+};
+
+// Reads /chosen. A tree without /chosen, or a /chosen without these
+// properties, gives empty fields; a property that is not a proper string
+// gives kMalformed.
+Result<Chosen> read_chosen(const DeviceTree& tree);
+
+}  // namespace starling::fdt
+
+#endif  // STARLING_KERNEL_FDT_CHOSEN_H_
