@@ -1,0 +1,143 @@
+#include "kernel/async/executor.h"
+
+#include "kernel/async/interrupt_source.h"
+#include "platform/hal/clock.h"
+
+namespace starling::async {
+
+Executor* Executor::current_ = nullptr;
+
+namespace detail {
+void unqueue(PromiseBase& promise) noexcept { Executor::current().unqueue(promise); }
+}  // namespace detail
+
+Executor::Executor() noexcept : start_cycles_(hal::cycles()) {
+  detail::check(current_ == nullptr);  // one executor per hart
+  current_ = this;
+}
+
+Executor::~Executor() {
+  detached_.destroy_all();
+  current_ = nullptr;
+}
+
+std::uint64_t Executor::total_cycles() const noexcept { return hal::cycles() - start_cycles_; }
+
+Result<void> Executor::spawn_promise(PromiseBase* task) noexcept {
+  if (task == nullptr) {
+    report(Error::kNoMemory);
+    return Unexpected(Error::kNoMemory);
+  }
+  task->set_owner(this);
+  detached_.push_back(*task);
+  schedule(*task);
+  return {};
+}
+
+void Executor::on_task_done(PromiseBase& task) noexcept {
+  detached_.remove(task);
+  const bool failed = task.failed();
+  const Error error = task.error();
+  task.handle().destroy();
+  if (failed) report(error);
+}
+
+void Executor::report(Error error) noexcept {
+  ++failed_tasks_;
+  if (reporter_ != nullptr) reporter_(error, reporter_context_);
+}
+
+void Executor::arm(InterruptSource& source) noexcept {
+  if (source.armed_) return;
+  source.armed_ = true;
+  source.armed_prev_ = nullptr;
+  source.armed_next_ = armed_;
+  if (armed_ != nullptr) armed_->armed_prev_ = &source;
+  armed_ = &source;
+}
+
+void Executor::disarm(InterruptSource& source) noexcept {
+  if (!source.armed_) return;
+  if (source.armed_prev_ != nullptr) {
+    source.armed_prev_->armed_next_ = source.armed_next_;
+  } else {
+    armed_ = source.armed_next_;
+  }
+  if (source.armed_next_ != nullptr) source.armed_next_->armed_prev_ = source.armed_prev_;
+  source.armed_prev_ = source.armed_next_ = nullptr;
+  source.armed_ = false;
+}
+
+// Cheap when nothing fired: one relaxed load. The flag is cleared before
+// the sources are scanned, so a signal racing with the scan is seen either
+// now or on the next call.
+void Executor::collect_interrupts() noexcept {
+  if (!detail::g_interrupt_pending.load(std::memory_order_relaxed)) return;
+  detail::g_interrupt_pending.exchange(false, std::memory_order_acq_rel);
+  for (InterruptSource* s = armed_; s != nullptr;) {
+    InterruptSource* next = s->armed_next_;
+    s->wake_if_signalled(*this);
+    s = next;
+  }
+}
+
+void Executor::expire_timers() noexcept {
+  if (!timers_.empty()) timers_.expire_until(hal::now_ns());
+}
+
+bool Executor::should_yield() noexcept {
+  if (!ready_.empty()) return true;
+  if (detail::g_interrupt_pending.load(std::memory_order_relaxed)) return true;
+  return !timers_.empty() && timers_.top()->deadline() <= hal::now_ns();
+}
+
+// Runs the tasks that were ready when the pass began; those woken meanwhile
+// wait for the next pass.
+void Executor::run_pass() noexcept {
+  for (std::size_t n = ready_.size(); n > 0; --n) {
+    PromiseBase* task = ready_.pop();
+    if (task == nullptr) break;  // a task in this pass cancelled the rest
+    task->resume();
+  }
+}
+
+bool Executor::run_once() noexcept {
+  collect_interrupts();
+  expire_timers();
+  if (ready_.empty()) return false;
+  run_pass();
+  return true;
+}
+
+// Interrupts are masked from the last look at the sources until hal::idle()
+// sleeps, so a signal in between keeps the hart awake (wfi wakes on a pending
+// interrupt even while masked; the host's poll sees the wake-up eventfd).
+void Executor::sleep() noexcept {
+  const bool were_enabled = hal::mask_interrupts();
+  collect_interrupts();
+  if (ready_.empty()) {
+    expire_timers();
+    if (ready_.empty()) {
+      hal::set_wakeup(timers_.empty() ? hal::kNoDeadline : timers_.top()->deadline());
+      const std::uint64_t before = hal::cycles();
+      hal::idle();
+      idle_cycles_ += hal::cycles() - before;
+      ++idle_count_;
+    }
+  }
+  hal::restore_interrupts(were_enabled);
+}
+
+bool Executor::step() noexcept {
+  if (run_once()) return true;
+  if (quiescent()) return false;
+  sleep();
+  return true;
+}
+
+void Executor::run() noexcept {
+  while (step()) {
+  }
+}
+
+}  // namespace starling::async

@@ -1,0 +1,89 @@
+#ifndef STARLING_KERNEL_ASYNC_INTERRUPT_SOURCE_H_
+#define STARLING_KERNEL_ASYNC_INTERRUPT_SOURCE_H_
+
+#include <atomic>
+#include <coroutine>
+
+#include "kernel/async/promise.h"
+#include "kernel/async/wait_list.h"
+
+// A device interrupt as something a task can wait for.
+//
+//   Driver task:                       Trap handler (interrupt context):
+//     for (;;) {                         ack + mask the device interrupt;
+//       co_await rx_irq.wait();          rx_irq.signal();
+//       drain the ring in a batch;
+//       unmask the device interrupt;
+//     }
+//
+// signal() only sets atomic flags, so it is safe from a trap handler (or, on
+// the host, from another thread: use host::raise_interrupt there, which also
+// wakes a sleeping executor). The executor moves the waiters of signalled
+// sources to the ready queue, with interrupts masked before it decides to
+// sleep, so a signal is never lost between "nothing to do" and wfi.
+//
+// A signal with nobody waiting stays pending: the next wait() completes at
+// once. One signal wakes every task waiting at that moment.
+namespace starling::async {
+
+class Executor;
+
+namespace detail {
+// Set by any signal(): lets the executor skip scanning sources when none fired.
+extern std::atomic<bool> g_interrupt_pending;
+}  // namespace detail
+
+class InterruptSource {
+ public:
+  InterruptSource() noexcept = default;
+  ~InterruptSource();
+  InterruptSource(const InterruptSource&) = delete;
+  InterruptSource& operator=(const InterruptSource&) = delete;
+
+  // Interrupt-safe: two atomic stores, nothing else.
+  void signal() noexcept {
+    pending_.store(true, std::memory_order_release);
+    detail::g_interrupt_pending.store(true, std::memory_order_release);
+  }
+  bool pending() const noexcept { return pending_.load(std::memory_order_acquire); }
+
+  class [[nodiscard]] Awaiter {
+   public:
+    explicit Awaiter(InterruptSource& source) noexcept : source_(&source) {}
+    Awaiter(Awaiter&&) noexcept = default;
+    ~Awaiter();
+    // Consumes a pending signal without suspending.
+    bool await_ready() noexcept { return source_->consume(); }
+    template <TaskPromiseType P>
+    void await_suspend(std::coroutine_handle<P> task) noexcept {
+      suspend(task.promise());
+    }
+    void await_resume() const noexcept {}
+
+   private:
+    void suspend(PromiseBase& task) noexcept;
+    InterruptSource* source_;
+    WaitNode node_;
+  };
+  Awaiter wait() noexcept { return Awaiter(*this); }
+
+ private:
+  friend class Executor;
+  bool consume() noexcept {
+    return pending_.load(std::memory_order_relaxed) &&
+           pending_.exchange(false, std::memory_order_acquire);
+  }
+  // Executor side: if signalled, wake all waiters. True if it did.
+  bool wake_if_signalled(Executor& executor) noexcept;
+
+  std::atomic<bool> pending_{false};
+  WaitList waiters_;
+  // The executor's list of armed sources (those with waiters).
+  InterruptSource* armed_prev_ = nullptr;
+  InterruptSource* armed_next_ = nullptr;
+  bool armed_ = false;
+};
+
+}  // namespace starling::async
+
+#endif  // STARLING_KERNEL_ASYNC_INTERRUPT_SOURCE_H_
