@@ -13,6 +13,7 @@ constexpr std::uint32_t kMaxSources = 256;
 struct Slot {
   Handler handler = nullptr;
   void* context = nullptr;
+  std::uint64_t count = 0;  // deliveries since attach
 };
 
 constinit const Plic* controller = nullptr;
@@ -97,6 +98,7 @@ std::uint32_t dispatch() {
   }
   const Slot slot = usable(source) ? slots[source] : Slot{};
   if (slot.handler != nullptr) {
+    ++slots[source].count;
     slot.handler(slot.context);
   } else {
     ++spurious;
@@ -110,5 +112,9 @@ std::uint32_t dispatch() {
 }
 
 std::uint64_t spurious_count() { return spurious; }
+
+std::uint64_t delivered_count(std::uint32_t source) {
+  return usable(source) ? slots[source].count : 0;
+}
 
 }  // namespace starling::irq

@@ -42,6 +42,9 @@ std::uint32_t dispatch();
 
 std::uint64_t spurious_count();
 
+// Interrupts delivered to `source`'s handler since it was attached.
+std::uint64_t delivered_count(std::uint32_t source);
+
 }  // namespace starling::irq
 
 #endif  // STARLING_DRIVERS_IRQ_IRQ_H_

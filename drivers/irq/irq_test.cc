@@ -82,6 +82,8 @@ TEST_F(IrqTest, DispatchCallsHandlerCompletesAndMasks) {
   at(kClaim) = 10;  // the PLIC offers source 10
   EXPECT_EQ(irq::dispatch(), 10u);
   EXPECT_EQ(calls.count, 1);
+  EXPECT_EQ(irq::delivered_count(10), 1u);
+  EXPECT_EQ(irq::delivered_count(11), 0u);
   EXPECT_TRUE(calls.source_enabled_during_call);
   EXPECT_EQ(at(kClaim), 10u);  // completed with its id
   EXPECT_FALSE(enabled(10));   // one-shot: masked until the driver unmasks

@@ -4,8 +4,10 @@
 #include <cstdint>
 
 #include "kernel/boot/app.h"
+#include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "platform/hal/board.h"
+#include "platform/hal/interrupts.h"
 
 namespace {
 
@@ -47,6 +49,33 @@ extern "C" [[noreturn]] void starling_kernel_start(unsigned long hart_id, unsign
   console::print(", dtb ");
   console::print_hex(dtb);
   console::print("\n");
+
+  if (auto memory = boot::init_memory(dtb); memory.ok()) {
+    console::print("Starling: memory: ");
+    console::print_dec(static_cast<std::int64_t>(memory->ram_bytes >> 10));
+    console::print(" KiB RAM, ");
+    console::print_dec(static_cast<std::int64_t>(memory->reserved_bytes >> 10));
+    console::print(" KiB reserved by firmware, ");
+    console::print_dec(static_cast<std::int64_t>(memory->free_bytes >> 10));
+    console::print(" KiB free (heap ");
+    console::print_dec(static_cast<std::int64_t>(memory->heap_bytes >> 10));
+    console::print(" KiB, coroutine frames ");
+    console::print_dec(static_cast<std::int64_t>(memory->frame_arena_bytes >> 10));
+    console::print(" KiB)\n");
+  } else {
+    // Keep going: hello needs no heap, and allocations fail cleanly (counted).
+    console::print("Starling: WARNING: no memory map from the device tree (");
+    console::print(error_name(memory.error()));
+    console::print("): running without a heap\n");
+  }
+
+  if (auto interrupts = board::init_interrupts(hart_id); !interrupts.ok()) {
+    console::print("Starling: WARNING: interrupts unavailable on hart ");
+    console::print_dec(static_cast<std::int64_t>(hart_id));
+    console::print(" (");
+    console::print(error_name(interrupts.error()));
+    console::print(")\n");
+  }
 
   const int code = starling_app_main(BootInfo{hart_id, dtb});
   board::exit(code);

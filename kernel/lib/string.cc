@@ -113,4 +113,20 @@ extern "C" {
   return length;
 }
 
+// std::string_view::find and char_traits<char>::find land here.
+[[clang::no_builtin]] void* memchr(const void* memory, int value, std::size_t count) {
+  const auto* p = static_cast<const unsigned char*>(memory);
+  const auto wanted = static_cast<unsigned char>(value);
+  for (; count != 0; --count, ++p) {
+    if (*p == wanted) return const_cast<unsigned char*>(p);
+  }
+  return nullptr;
+}
+
+[[clang::no_builtin]] int strcmp(const char* a, const char* b) {
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
+  }
+  return static_cast<unsigned char>(*a) - static_cast<unsigned char>(*b);
+}
+
 }  // extern "C"

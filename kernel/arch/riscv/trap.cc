@@ -16,6 +16,7 @@ constexpr std::uint64_t kIllegalInstruction = 2;
 struct HandlerSlot {
   InterruptHandler handler = nullptr;
   void* context = nullptr;
+  std::uint64_t count = 0;  // interrupts taken, for the console monitor
 };
 
 // Indexed by interrupt code (1, 5, 9; the others stay empty).
@@ -35,6 +36,7 @@ std::uint64_t instruction_length(std::uint64_t pc) {
 
 void handle_interrupt(TrapFrame& frame, std::uint64_t code) {
   if (code < sizeof(handlers) / sizeof(handlers[0]) && handlers[code].handler != nullptr) {
+    ++handlers[code].count;
     handlers[code].handler(handlers[code].context);
     return;
   }
@@ -57,6 +59,10 @@ void set_interrupt_handler(Interrupt interrupt, InterruptHandler handler, void* 
   handlers[code].context = context;
   asm volatile("" : : : "memory");
   handlers[code].handler = handler;
+}
+
+std::uint64_t interrupt_count(Interrupt interrupt) {
+  return handlers[static_cast<std::uint64_t>(interrupt)].count;
 }
 
 void enable_interrupt(Interrupt interrupt) {

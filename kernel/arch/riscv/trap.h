@@ -21,6 +21,9 @@ void trap_init();
 // interrupt with no handler panics: it was enabled in sie by mistake.
 void set_interrupt_handler(Interrupt interrupt, InterruptHandler handler, void* context);
 
+// How many times `interrupt` has been taken since boot.
+std::uint64_t interrupt_count(Interrupt interrupt);
+
 // Enables / disables one interrupt in sie. Delivery still needs sstatus.SIE,
 // which only hal::idle() (and restore_interrupts) opens.
 void enable_interrupt(Interrupt interrupt);

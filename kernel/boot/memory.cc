@@ -1,0 +1,80 @@
+#include "kernel/boot/memory.h"
+
+#include <new>
+#include <span>
+
+#include "kernel/fdt/device_tree.h"
+#include "kernel/mem/address.h"
+#include "kernel/mem/kernel_heap.h"
+#include "kernel/mem/memory_map.h"
+#include "kernel/mem/out_of_memory.h"
+#include "kernel/panic/panic.h"
+
+// Bounds of the loaded image, .bss and boot stack included (linker script).
+extern "C" char __image_start[];
+extern "C" char __image_end[];
+
+namespace starling::boot {
+namespace {
+
+// The device tree's header says how big it is; never believe more than this.
+constexpr std::size_t kMaxDeviceTreeBytes = 2u << 20;
+
+constinit mem::PageAllocator pages;
+
+// The frame allocator is a class with a constructor taking its arena: keep
+// raw storage and construct it once the arena exists.
+alignas(async::FrameAllocator) constinit std::byte frame_storage[sizeof(async::FrameAllocator)] = {};
+constinit async::FrameAllocator* frames = nullptr;
+
+Result<std::span<std::byte>> take_pages(std::size_t bytes) {
+  auto base = pages.allocate(bytes / mem::kPageSize);
+  if (!base.ok()) return Unexpected(base.error());
+  return std::span<std::byte>(mem::to_pointer(*base), bytes);
+}
+
+}  // namespace
+
+Result<MemorySummary> init_memory(unsigned long dtb) {
+  auto tree = fdt::DeviceTree::open(mem::to_pointer(dtb), kMaxDeviceTreeBytes);
+  if (!tree.ok()) return Unexpected(tree.error());
+  auto map = mem::read_memory_map(*tree);
+  if (!map.ok()) return Unexpected(map.error());
+
+  const mem::PhysRange image{mem::to_phys(__image_start), mem::to_phys(__image_end)};
+  const mem::PhysRange blob{dtb, dtb + tree->bytes().size()};
+  auto free = mem::free_memory(*map, image, blob);
+  if (!free.ok()) return Unexpected(free.error());
+  if (auto ok = pages.init(free->ranges()); !ok.ok()) return Unexpected(ok.error());
+
+  MemorySummary summary;
+  summary.ram_bytes = map->ram.total_bytes();
+  summary.reserved_bytes = map->reserved.total_bytes();
+  summary.free_bytes = free->total_bytes();
+
+  auto heap = take_pages(kHeapBytes);
+  if (!heap.ok()) return Unexpected(heap.error());
+  if (auto ok = mem::kernel_heap().add_region(*heap); !ok.ok()) return Unexpected(ok.error());
+  summary.heap_bytes = heap->size();
+
+  auto arena = take_pages(kFrameArenaBytes);
+  if (!arena.ok()) return Unexpected(arena.error());
+  frames = ::new (frame_storage) async::FrameAllocator(*arena);
+  async::FrameAllocator::set_current(frames);
+  summary.frame_arena_bytes = arena->size();
+  return summary;
+}
+
+mem::PageAllocator& page_allocator() { return pages; }
+
+async::FrameAllocator* frame_allocator() { return frames; }
+
+}  // namespace starling::boot
+
+namespace starling::mem {
+
+// Plain operator new has no way to report failure without exceptions: an
+// allocation that must not fail did.
+[[noreturn]] void out_of_memory(std::size_t /*requested_bytes*/) { panic("out of memory"); }
+
+}  // namespace starling::mem
