@@ -20,6 +20,7 @@ enum class Csr : std::uint16_t {
   kSatp = 0x180,
   kCycle = 0xC00,
   kTime = 0xC01,
+  kInstret = 0xC02,
 };
 
 // Bits of sstatus and sie the kernel touches (privileged spec, "Supervisor CSRs").

@@ -1,0 +1,96 @@
+#include "kernel/console/input.h"
+
+#include <cstdint>
+
+#include "drivers/irq/irq.h"
+#include "kernel/async/interrupt_source.h"
+#include "kernel/console/console.h"
+#include "platform/hal/interrupts.h"
+
+namespace starling::console {
+namespace {
+
+constinit async::InterruptSource* rx_source = nullptr;
+constinit bool attached = false;
+
+// Trap context: mark the source ready, nothing else (irq:: leaves the PLIC
+// source masked until the reader has drained the UART).
+void on_receive_interrupt(void* source) { static_cast<async::InterruptSource*>(source)->signal(); }
+
+Result<void> attach_once() {
+  if (attached) return {};
+  // Constructed on first use: the source must outlive every reader.
+  static async::InterruptSource source;
+  rx_source = &source;
+  if (auto ok = irq::attach(board::console_irq(), &on_receive_interrupt, rx_source); !ok.ok()) {
+    return ok;
+  }
+  board::console_set_rx_interrupt(true);
+  attached = true;
+  return {};
+}
+
+// Terminal line discipline, minimal: backspace/DEL erase one character.
+constexpr char kBackspace = '\b';
+constexpr char kDelete = 0x7f;
+
+}  // namespace
+
+async::Task<std::size_t> read(std::span<char> out) {
+  if (out.empty()) co_return std::size_t{0};
+  if (auto ok = attach_once(); !ok.ok()) co_return Unexpected(ok.error());
+  for (;;) {
+    // Drain first: bytes may have arrived before anyone waited.
+    if (const std::size_t n = board::console_read(out); n != 0) co_return n;
+    irq::unmask(board::console_irq());
+    co_await rx_source->wait();
+  }
+}
+
+async::Task<std::size_t> read_line(std::span<char> out) {
+  // Bytes read past the end of the previous line (input typed ahead, or a
+  // test feeding several lines at once) wait here for the next call.
+  static char buffer[64];
+  static std::size_t next = 0;
+  static std::size_t end = 0;
+  static bool skip_lf = false;  // the LF of a CR LF pair that ended the last line
+  std::size_t length = 0;
+  for (;;) {
+    if (next == end) {
+      auto got = co_await read(buffer);
+      if (!got.ok()) co_return Unexpected(got.error());
+      next = 0;
+      end = *got;
+    }
+    while (next < end) {
+      const char c = buffer[next++];
+      if (skip_lf && c == '\n') {
+        skip_lf = false;
+        continue;
+      }
+      skip_lf = false;
+      if (c == '\r' || c == '\n') {
+        skip_lf = (c == '\r');
+        print("\n");
+        co_return length;
+      }
+      if (c == kBackspace || c == kDelete) {
+        if (length > 0) {
+          --length;
+          print("\b \b");
+        }
+        continue;
+      }
+      if (length < out.size()) {
+        out[length++] = c;
+        print(std::string_view(&c, 1));
+      }
+    }
+  }
+}
+
+std::size_t receive_interrupts() {
+  return rx_source == nullptr ? 0 : static_cast<std::size_t>(irq::delivered_count(board::console_irq()));
+}
+
+}  // namespace starling::console
