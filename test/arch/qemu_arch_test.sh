@@ -3,6 +3,7 @@
 #
 #   qemu_arch_test.sh --launcher LAUNCHER --exit-code N [OPTION]...
 #     --expect LINE             LINE must appear in the console (fixed string)
+#     --expect-re REGEX         a line must match REGEX (grep -E)
 #     --reject LINE             LINE must not appear
 #     --send-after READY TEXT   once READY appears, type TEXT (printf %b escapes)
 #                               into the guest's serial input (--serial-stdio)
@@ -14,12 +15,13 @@
 set -uo pipefail
 
 launcher="" want_code="" nm="" timeout_s=30 ready="" send=""
-expects=() rejects=() qemu_args=() frames=()
+expects=() expect_res=() rejects=() qemu_args=() frames=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --launcher) launcher=$2; shift 2 ;;
     --exit-code) want_code=$2; shift 2 ;;
     --expect) expects+=("$2"); shift 2 ;;
+    --expect-re) expect_res+=("$2"); shift 2 ;;
     --reject) rejects+=("$2"); shift 2 ;;
     --send-after) ready=$2; send=$3; shift 3 ;;
     --qemu-arg) qemu_args+=("$2"); shift 2 ;;
@@ -73,6 +75,12 @@ fi
 for line in "${expects[@]}"; do
   if ! grep -qF -- "$line" "$log"; then
     echo "FAIL: console output lacks: $line"
+    fail=1
+  fi
+done
+for re in "${expect_res[@]}"; do
+  if ! grep -qE -- "$re" "$log"; then
+    echo "FAIL: no console line matches: $re"
     fail=1
   fi
 done
