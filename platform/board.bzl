@@ -25,6 +25,7 @@ def board_library(name, board_constraint, deps = []):
         deps = deps + [
             ":linker.ld",
             "//drivers/irq",
+            "//drivers/irq:external_interrupts",
             "//drivers/irq:plic",
             "//kernel/arch/riscv:clock",
             "//kernel/arch/riscv:sbi",

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "drivers/irq/irq.h"
+#include "drivers/irq/external_interrupts.h"
 #include "drivers/irq/plic.h"
 #include "drivers/uart/ns16550.h"
 #include "kernel/arch/riscv/clock.h"
@@ -34,8 +34,6 @@ constexpr std::uintptr_t kPlicBase = 0x0C00'0000;
 constexpr std::uint32_t kPlicSources = 95;
 constinit Plic plic({.base = kPlicBase, .context = 1, .num_sources = kPlicSources});
 
-void on_external_interrupt(void* /*unused*/) { irq::dispatch(); }
-
 }  // namespace
 
 void init(unsigned long /*dtb: the map above is fixed for this machine*/) {
@@ -49,10 +47,7 @@ Result<void> init_interrupts(unsigned long boot_hart_id) {
   plic = Plic({.base = kPlicBase,
                .context = 2 * static_cast<std::uint32_t>(boot_hart_id) + 1,
                .num_sources = kPlicSources});
-  plic.init();
-  irq::init(plic);
-  riscv::set_interrupt_handler(riscv::Interrupt::kExternal, &on_external_interrupt, nullptr);
-  riscv::enable_interrupt(riscv::Interrupt::kExternal);
+  irq::start_external_interrupts(plic);
   return {};
 }
 

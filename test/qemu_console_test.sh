@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boots a test image in QEMU and checks its console log and exit code.
 #
-#   qemu_arch_test.sh --launcher LAUNCHER --exit-code N [OPTION]...
+#   qemu_console_test.sh --launcher LAUNCHER --exit-code N [OPTION]...
 #     --expect LINE             LINE must appear in the console (fixed string)
 #     --expect-re REGEX         a line must match REGEX (grep -E)
 #     --reject LINE             LINE must not appear
@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --nm) nm=$2; shift 2 ;;
     --frame) frames+=("$2"); shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
-    *) echo "qemu_arch_test.sh: unknown argument '$1'" >&2; exit 2 ;;
+    *) echo "qemu_console_test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 [[ -n "$launcher" && -n "$want_code" ]] || { echo "--launcher and --exit-code are required" >&2; exit 2; }
