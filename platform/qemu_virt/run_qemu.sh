@@ -3,17 +3,19 @@
 # qemu-system-riscv64 and exits with the guest's exit code.
 #
 #   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [--serial-stdio]
-#               [-- QEMU ARGS...]
+#               [--gdb[=PORT]] [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
 # (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
 # not shut down by then is killed and the runner exits 124. --serial-stdio
 # connects the UART straight to stdin/stdout with no monitor (no Ctrl-A
 # escapes), so a test can pipe bytes into the guest's serial input.
+# --gdb stops the hart before the first instruction and waits for a debugger
+# on 127.0.0.1:PORT (default 1234); the runner prints the gdb-multiarch command.
 set -euo pipefail
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -21,6 +23,7 @@ kernel=""
 timeout_s=""
 memory="128M"
 console=(-nographic)
+gdb_port=""
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -28,6 +31,8 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout_s=${2:?--timeout needs seconds}; shift 2 ;;
     --memory) memory=${2:?--memory needs a size such as 128M}; shift 2 ;;
     --serial-stdio) console=(-display none -serial stdio -monitor none); shift ;;
+    --gdb) gdb_port=1234; shift ;;
+    --gdb=*) gdb_port=${1#--gdb=}; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
@@ -35,6 +40,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -n "$kernel" ]] || { echo "run_qemu.sh: --kernel is required" >&2; usage; }
 [[ -f "$kernel" ]] || { echo "run_qemu.sh: kernel '$kernel' not found" >&2; exit 2; }
+if [[ -n "$gdb_port" && ! "$gdb_port" =~ ^[0-9]+$ ]]; then
+  echo "run_qemu.sh: --gdb=PORT takes a TCP port number, got '$gdb_port'" >&2
+  exit 2
+fi
 if [[ -n "$timeout_s" && ! "$timeout_s" =~ ^[0-9]+$ ]]; then
   echo "run_qemu.sh: --timeout takes whole seconds, got '$timeout_s'" >&2
   exit 2
@@ -56,6 +65,12 @@ fi
 
 cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}")
+if [[ -n "$gdb_port" ]]; then
+  # Loopback only: the gdbstub gives full control of the guest.
+  cmd+=(-S -gdb "tcp:127.0.0.1:$gdb_port")
+  echo "starling: QEMU waits for a debugger. In another terminal:" >&2
+  echo "  gdb-multiarch $(readlink -f "$kernel") -ex 'target remote 127.0.0.1:$gdb_port'" >&2
+fi
 if [[ -n "$timeout_s" ]]; then
   exec timeout --foreground -k 5 "$timeout_s" "${cmd[@]}"
 fi
