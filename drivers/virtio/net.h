@@ -1,0 +1,119 @@
+#ifndef STARLING_DRIVERS_VIRTIO_NET_H_
+#define STARLING_DRIVERS_VIRTIO_NET_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "drivers/virtio/mmio.h"
+#include "drivers/virtio/virtqueue.h"
+#include "kernel/async/interrupt_source.h"
+#include "kernel/async/task.h"
+#include "kernel/lib/result.h"
+#include "kernel/mem/page_allocator.h"
+#include "platform/hal/nic.h"
+
+// virtio-net over virtio-mmio: queue 0 receives, queue 1 transmits (virtio
+// 1.1 §5.1). Modern (version 2): VERSION_1 required, MAC and STATUS when
+// offered, FEATURES_OK checked; every buffer carries the 12-byte
+// virtio_net_hdr. Legacy (version 1, QEMU's default): MAC and STATUS, no
+// FEATURES_OK step, rings given by page number, a 10-byte header. Neither
+// takes checksum offload, MRG_RXBUF or EVENT_IDX: one whole frame per buffer.
+//
+// Memory (page allocator, once, kept across device resets): per queue three
+// pages of rings laid out as legacy requires and modern accepts
+// (descriptors, then avail right after them, used at the next 4 KiB
+// boundary) and 256 buffers of 2 KiB (header + up to 2036 bytes).
+//
+// Interrupts: the PLIC source (irq::, one-shot) signals an InterruptSource;
+// wait_for_work() acknowledges InterruptStatus, handles config changes and
+// DEVICE_NEEDS_RESET, and sleeps only after turning queue interrupts back on
+// and finding nothing. While the stack is draining, RX interrupts are off
+// (VIRTQ_AVAIL_F_NO_INTERRUPT); TX interrupts are on only while the TX ring
+// is full and someone waits for room.
+namespace starling::virtio {
+
+class Net {
+ public:
+  static constexpr std::uint16_t kQueueSize = SplitQueue::kMaxSize;
+  static constexpr std::uint32_t kBufferBytes = 2048;
+  static constexpr std::uint32_t kHeaderBytes = 12;        // virtio_net_hdr with VERSION_1
+  static constexpr std::uint32_t kLegacyHeaderBytes = 10;  // ... without (and no MRG_RXBUF)
+  static constexpr std::uint64_t kFeatureMac = feature(5);
+  static constexpr std::uint64_t kFeatureStatus = feature(16);
+
+  struct Config {
+    std::uintptr_t base = 0;  // the virtio-mmio slot
+    std::uint32_t irq = 0;    // its PLIC source
+    MmioBus* model = nullptr;  // host tests only: a device model instead of registers
+  };
+
+  Net() = default;
+  Net(const Net&) = delete;
+  Net& operator=(const Net&) = delete;
+
+  // Whether `base` holds a virtio-net device, of either version.
+  static bool is_net_device(const MmioDevice& device);
+
+  // Negotiates, sets up both queues, posts every RX buffer, attaches the
+  // interrupt. kNotFound: no virtio-net there; kUnsupported: a modern
+  // device without VERSION_1; kDeviceError: the device rejected FEATURES_OK
+  // or a queue (Status FAILED set); kNoMemory: no pages for rings and buffers.
+  Result<void> init(const Config& config, mem::PageAllocator& pages);
+
+  // hal::Nic.
+  std::size_t receive(std::span<hal::RxFrame> out);
+  Result<void> release(hal::RxHandle handle);
+  Result<void> release(std::span<const hal::RxHandle> handles);
+  Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames);
+  hal::MacAddress mac() const { return mac_; }
+  hal::LinkState link() const { return link_; }
+  const hal::NicStats& stats() const { return stats_; }
+  async::Task<void> wait_for_work();
+
+  std::uint64_t features() const { return features_; }
+  bool legacy() const { return legacy_; }
+  std::uint16_t rx_queue_size() const { return rx_.size(); }
+  std::uint16_t tx_queue_size() const { return tx_.size(); }
+
+ private:
+  struct QueueMemory {
+    mem::PhysAddr rings = 0;
+    mem::PhysAddr buffers = 0;
+  };
+  Result<void> allocate(mem::PageAllocator& pages, QueueMemory* memory);
+  Result<void> start_device();  // reset .. DRIVER_OK
+  Result<void> negotiate_modern();
+  void negotiate_legacy();
+  Result<void> setup_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,
+                           SplitQueue::Direction direction);
+  void read_config();
+  // Acknowledges the device's interrupt causes; handles config changes and
+  // a device that needs a reset. True if anything happened the caller must see.
+  Result<bool> service_interrupt();
+  void notify(std::uint32_t queue) const;
+  void reclaim_tx();
+  void post_rx(std::uint16_t id);
+
+  MmioDevice device_;
+  std::uint32_t irq_ = 0;
+  std::uint64_t features_ = 0;
+  bool legacy_ = false;
+  std::uint32_t header_bytes_ = kHeaderBytes;
+  QueueMemory rx_memory_;
+  QueueMemory tx_memory_;
+  SplitQueue rx_;
+  SplitQueue tx_;
+  bool rx_posted_ = false;  // posted since the last publish
+  hal::MacAddress mac_;
+  hal::LinkState link_ = hal::LinkState::kDown;
+  hal::NicStats stats_;
+  async::InterruptSource interrupt_;
+  bool attached_ = false;
+};
+
+static_assert(hal::Nic<Net>);
+
+}  // namespace starling::virtio
+
+#endif  // STARLING_DRIVERS_VIRTIO_NET_H_

@@ -1,0 +1,120 @@
+#include "drivers/virtio/virtqueue.h"
+
+#include <cstring>
+
+#include "drivers/virtio/barrier.h"
+
+namespace starling::virtio {
+
+Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Direction direction) {
+  if (size == 0 || size > kMaxSize || !mem::is_power_of_two(size) || memory.descriptors == nullptr ||
+      memory.avail == nullptr || memory.used == nullptr || memory.buffers_cpu == nullptr ||
+      memory.buffer_bytes == 0) {
+    return Unexpected(Error::kInvalidArgument);
+  }
+  const bool keep_held = size_ != 0;  // a re-init: see below
+  std::memset(memory.descriptors, 0, descriptor_bytes(size));
+  std::memset(memory.avail, 0, avail_bytes(size));
+  std::memset(memory.used, 0, used_bytes(size));
+  descriptors_ = reinterpret_cast<volatile Descriptor*>(memory.descriptors);
+  avail_ = reinterpret_cast<volatile std::uint16_t*>(memory.avail);
+  used_ = memory.used;
+  buffers_cpu_ = memory.buffers_cpu;
+  buffer_bytes_ = memory.buffer_bytes;
+  size_ = size;
+  avail_shadow_ = 0;
+  published_ = 0;
+  last_used_ = 0;
+  with_device_ = 0;
+  const std::uint16_t flags = direction == Direction::kDeviceWrites ? kDescWrite : 0;
+  // A re-init after a device reset keeps what the stack holds held: those
+  // buffers come back through release(), and must not be handed out twice.
+  free_count_ = 0;
+  for (std::uint16_t id = size; id-- > 0;) {
+    descriptors_[id].addr = memory.buffers_phys + std::uint64_t{id} * buffer_bytes_;
+    descriptors_[id].len = buffer_bytes_;
+    descriptors_[id].flags = flags;
+    descriptors_[id].next = 0;
+    if (keep_held && state_[id] == State::kHeld) continue;
+    state_[id] = State::kFree;
+    free_stack_[free_count_++] = id;
+  }
+  return {};
+}
+
+std::optional<std::uint16_t> SplitQueue::take_free() {
+  if (free_count_ == 0) return std::nullopt;
+  const std::uint16_t id = free_stack_[--free_count_];
+  state_[id] = State::kHeld;
+  return id;
+}
+
+Result<void> SplitQueue::put_free(std::uint16_t id) {
+  if (!is_held(id)) return Unexpected(Error::kInvalidArgument);
+  state_[id] = State::kFree;
+  free_stack_[free_count_++] = id;
+  return {};
+}
+
+Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len) {
+  if (!is_held(id) || len == 0 || len > buffer_bytes_) return Unexpected(Error::kInvalidArgument);
+  descriptors_[id].len = len;
+  avail_ring(avail_shadow_ & (size_ - 1)) = id;
+  ++avail_shadow_;
+  state_[id] = State::kPosted;
+  return {};
+}
+
+bool SplitQueue::publish() {
+  for (; published_ != avail_shadow_; ++published_) {
+    state_[avail_ring(published_ & (size_ - 1))] = State::kWithDevice;
+    ++with_device_;
+  }
+  // Descriptor and avail-ring entry stores before the idx store that hands
+  // them to the device.
+  barrier::before_publish();
+  avail_idx() = avail_shadow_;
+  // The idx store before the used->flags load: a device that read the old
+  // idx and then set NO_NOTIFY must not leave us thinking it will look again.
+  barrier::store_then_load();
+  return (used_flags() & kUsedNoNotify) == 0;
+}
+
+bool SplitQueue::has_used() const { return used_idx() != last_used_; }
+
+std::optional<SplitQueue::Completion> SplitQueue::pop_used() {
+  for (;;) {
+    if (used_idx() == last_used_) return std::nullopt;
+    // The used->idx load before the element (and buffer) loads it covers.
+    barrier::after_used_idx();
+    const std::uint32_t id = used_ring(last_used_ & (size_ - 1)).id;
+    const std::uint32_t len = used_ring(last_used_ & (size_ - 1)).len;
+    ++last_used_;
+    if (id >= size_ || state_[id] != State::kWithDevice) {
+      ++errors_;  // not an id the device had: nothing to give back
+      continue;
+    }
+    state_[id] = State::kHeld;
+    --with_device_;
+    const bool len_ok = len <= descriptors_[id].len;
+    if (!len_ok) ++errors_;
+    return Completion{static_cast<std::uint16_t>(id), len_ok ? len : 0, len_ok};
+  }
+}
+
+bool SplitQueue::enable_interrupts() {
+  avail_flags() = 0;
+  // The flag store before the used->idx re-check: otherwise a completion
+  // written just before the device saw the flag would raise no interrupt
+  // and go unnoticed until the next one.
+  barrier::store_then_load();
+  return has_used();
+}
+
+void SplitQueue::disable_interrupts() { avail_flags() = kAvailNoInterrupt; }
+
+std::span<std::byte> SplitQueue::buffer(std::uint16_t id) const {
+  return {buffers_cpu_ + std::size_t{id} * buffer_bytes_, buffer_bytes_};
+}
+
+}  // namespace starling::virtio
