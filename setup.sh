@@ -61,6 +61,9 @@ PACKAGES=(
   # Debugging the kernel through QEMU's gdbstub; clangd of the pinned clang's
   # version for editors (bazel run //toolchain/editor:compile_commands).
   gdb-multiarch clangd-19
+  # lwIP's own unit tests (net/lwip/tests): the check framework (check.h, static libcheck.a;
+  # it pulls in libsubunit-dev).
+  check
   # Helper scripts (installed without recommends: the minimal interpreter and stdlib).
   python3
 )

@@ -45,3 +45,13 @@ GOOGLETEST_PACKAGES = {
 UBOOT_TOOLS_PACKAGES = {
     "u-boot-tools": ("2023.01+dfsg-2+deb12u3", "7d0b9a230495f133f0fdfde4f6f2a9b740022ee5216a096a3d66ce23437aff15"),
 }
+
+# lwIP, from Debian's source package: only the upstream .orig tarball is used
+# (sha256 below is of lwip_2.1.3+dfsg1.orig.tar.xz, as in the .dsc's
+# Checksums-Sha256). Fetched with `apt-get source`, which needs deb-src
+# entries (setup.sh adds them).
+LWIP_SOURCE = struct(
+    package = "lwip",
+    version = "2.1.3+dfsg1-2",
+    sha256 = "0a8276d09fc4e97bbba2f953d74af2388fc2195ea156be9d7589e297a68fde24",
+)

@@ -6,9 +6,11 @@ load(
     "GOOGLETEST_PACKAGES",
     "LLVM_EXTRACT",
     "LLVM_PACKAGES",
+    "LWIP_SOURCE",
     "UBOOT_TOOLS_PACKAGES",
 )
 load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
+load("//toolchain/repositories:debian_source.bzl", "debian_source")
 
 def starling_repositories():
     debian_packages(
@@ -37,4 +39,13 @@ def starling_repositories():
         packages = pinned(UBOOT_TOOLS_PACKAGES),
         extract = {"u-boot-tools": ["./usr/bin/mkimage"]},
         build_file = "//toolchain/repositories:BUILD.uboot_tools",
+    )
+    debian_source(
+        name = "lwip",
+        package = LWIP_SOURCE.package,
+        version = LWIP_SOURCE.version,
+        sha256 = LWIP_SOURCE.sha256,
+        # lwIP's Doxygen documentation: no build input.
+        remove = ["doc"],
+        build_file = "//toolchain/repositories:BUILD.lwip",
     )

@@ -39,8 +39,9 @@ nested_bazel() {
     shift
     local ext
     ext=$(_outer_external)
-    for repo in starling_llvm googletest uboot_tools; do
-      repo_flags+=("--override_repository=$repo=$ext/$repo")
+    for repo in starling_llvm googletest uboot_tools lwip; do
+      # Only what the outer build fetched; the nested one fetches the rest.
+      [[ -d "$ext/$repo" ]] && repo_flags+=("--override_repository=$repo=$ext/$repo")
     done
   fi
   local command=$1

@@ -1,0 +1,181 @@
+/*
+ * Starling's lwIP 2.1.3 options (lwIP's opt.h documents each one; anything
+ * not set here keeps opt.h's default).
+ *
+ * The shape: one hart, cooperative coroutines, no threads. lwIP runs only in
+ * task context (the netif's RX task, the apps' tasks, the executor's timer
+ * tick) and never from an interrupt handler, so it needs no locks. The target
+ * is the echo app at gigabit line rate: UDP echo, TCP echo with 50 concurrent
+ * clients, and single-stream iperf.
+ */
+#ifndef STARLING_NET_LWIP_LWIPOPTS_H_
+#define STARLING_NET_LWIP_LWIPOPTS_H_
+
+/* ---- System: raw API only ------------------------------------------------ */
+
+/* No OS layer: no threads, semaphores or mailboxes. The executor calls
+ * sys_check_timeouts(); sys_now() comes from net/lwip/sys_arch.cc. */
+#define NO_SYS 1
+/* No critical sections: lwIP is never entered from interrupt context and
+ * there is one hart. */
+#define SYS_LIGHTWEIGHT_PROT 0
+/* The sequential and BSD-style APIs need threads; apps use net/'s coroutine
+ * API over the raw API instead. */
+#define LWIP_SOCKET 0
+#define LWIP_NETCONN 0
+#define LWIP_NETIF_API 0
+/* lwIP's own timers (sys_timeout), driven by sys_check_timeouts(). */
+#define LWIP_TIMERS 1
+
+/* ---- Memory ---------------------------------------------------------------- */
+
+/* RV64: 8-byte alignment keeps u64 fields and DMA-able buffers naturally
+ * aligned (a misaligned access traps to M-mode emulation on the U74). */
+#define MEM_ALIGNMENT 8
+
+/* lwIP's own heap, a static array in .bss, not the kernel's malloc: no per
+ * packet kernel heap traffic, and a full heap is an ERR_MEM lwIP handles
+ * (tcp_write fails, the app waits for sent() and retries) instead of eating
+ * the kernel's heap. It holds PBUF_RAM pbufs: TCP data copied by tcp_write
+ * and outgoing UDP/ICMP replies. Sized for the echo worst case, 50 clients
+ * with data queued: 50 * 16 KB in flight plus headroom = 1 MiB. */
+#define MEM_SIZE (1024 * 1024)
+
+/* The RX pool for drivers that copy into pbufs (zero-copy drivers hand lwIP
+ * custom pbufs over their DMA buffers instead). 512 full-size frames cover a
+ * 256-entry RX ring refilled while 256 frames still sit in TCP receive and
+ * out-of-order queues. Each buffer holds one full Ethernet frame
+ * (PBUF_POOL_BUFSIZE's default: TCP_MSS + headers), so 512 * ~1.5 KB = 770 KB. */
+#define PBUF_POOL_SIZE 512
+
+/* Custom pbufs (pbuf_alloced_custom) are how the netif wraps a DMA buffer for
+ * zero-copy RX; make sure they are compiled in whatever else changes. */
+#define LWIP_SUPPORT_CUSTOM_PBUF 1
+
+/* PBUF_REF/ROM headers: zero-copy TX of app buffers and UDP echo replies that
+ * point into the received packet. One per queued packet, not per byte. */
+#define MEMP_NUM_PBUF 256
+
+/* ---- Protocols ----------------------------------------------------------- */
+
+#define LWIP_IPV4 1
+#define LWIP_IPV6 0
+#define LWIP_ARP 1
+#define LWIP_ETHERNET 1
+#define LWIP_ICMP 1
+#define LWIP_UDP 1
+#define LWIP_TCP 1
+#define LWIP_DHCP 1
+/* Not needed by the apps: addresses come from DHCP or are static; echo
+ * replies do not need raw PCBs. */
+#define LWIP_RAW 0
+#define LWIP_AUTOIP 0
+#define LWIP_IGMP 0
+#define LWIP_DNS 0
+
+/* One ARP entry per peer: 50 echo clients plus the gateway and the iperf and
+ * benchmark hosts fit without evicting each other (opt.h's 10 would thrash
+ * with 50 clients and drop the packets queued behind each new request). */
+#define ARP_TABLE_SIZE 64
+/* Queue a few packets per unresolved address instead of dropping all but the
+ * last one while the ARP reply is on its way. */
+#define ARP_QUEUEING 1
+#define MEMP_NUM_ARP_QUEUE 64
+
+/* One netif (the NIC); no loopback interface. */
+#define LWIP_SINGLE_NETIF 1
+#define LWIP_HAVE_LOOPIF 0
+#define LWIP_NETIF_LOOPBACK 0
+/* The netif reports link changes (DHCP restarts on link up) and address
+ * changes (apps learn their address). */
+#define LWIP_NETIF_STATUS_CALLBACK 1
+#define LWIP_NETIF_LINK_CALLBACK 1
+/* TX may be a pbuf chain: the driver maps it onto descriptor chains. */
+#define LWIP_NETIF_TX_SINGLE_PBUF 0
+
+/* UDP: echo (1235) and utilisation (1237) ports, DHCP, a few spare. */
+#define MEMP_NUM_UDP_PCB 8
+
+/* ---- TCP ----------------------------------------------------------------- */
+
+/* Ethernet MTU 1500 - 20 (IP) - 20 (TCP). */
+#define TCP_MSS 1460
+
+/* Connections: 50 concurrent echo clients, plus the utilisation and iperf
+ * connections and PCBs lingering in TIME_WAIT after clients reconnect. lwIP
+ * reuses TIME_WAIT PCBs when it runs out, so 64 is enough for 50 live ones. */
+#define MEMP_NUM_TCP_PCB 64
+/* Listeners: echo (1236), iperf (5001), utilisation, spare. */
+#define MEMP_NUM_TCP_PCB_LISTEN 8
+
+/* Receive window: 32 segments = 46720 bytes. A single stream reaches 1 Gb/s
+ * up to an RTT of 46720 * 8 / 1e9 = 0.37 ms, which covers a LAN and QEMU's
+ * host networking; it stays below 64 KB, so no window scaling is needed.
+ * (The brief's floor is 16 * TCP_MSS; 16 would cap one stream at 1 Gb/s only
+ * up to 0.19 ms.) */
+#define TCP_WND (32 * TCP_MSS)
+
+/* Send buffer per connection: the same 32 segments, so a sender can keep a
+ * full peer window in flight while the app queues more. */
+#define TCP_SND_BUF (32 * TCP_MSS)
+
+/* Segments queued per connection: opt.h's formula (4 * TCP_SND_BUF / MSS,
+ * here 128) allows small writes to be queued as many small segments. */
+#define TCP_SND_QUEUELEN ((4 * (TCP_SND_BUF) + (TCP_MSS - 1)) / (TCP_MSS))
+
+/* TCP segment descriptors, shared by all connections' send queues and
+ * out-of-order queues. Must be >= TCP_SND_QUEUELEN (one connection's full
+ * queue); 512 lets several connections have full windows outstanding at once.
+ * Each is ~40 bytes. */
+#define MEMP_NUM_TCP_SEG 512
+
+/* Keep out-of-order segments (a lost packet at gigabit rates would otherwise
+ * cost a whole window of retransmissions). */
+#define TCP_QUEUE_OOSEQ 1
+
+/* Timers: TCP's fast and slow timers, ARP, DHCP (2), IP reassembly, plus room
+ * for the apps' own sys_timeout()s. */
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 4)
+
+/* ---- Checksums ------------------------------------------------------------- */
+
+/* Computed in software by default. A netif whose NIC offloads checksums
+ * (virtio-net's VIRTIO_NET_F_CSUM, DWMAC's COE) turns them off for itself at
+ * run time with NETIF_SET_CHECKSUM_CTRL(); a build can also turn any of them
+ * off globally with -DCHECKSUM_GEN_xxx=0. */
+#define LWIP_CHECKSUM_CTRL_PER_NETIF 1
+#ifndef CHECKSUM_GEN_IP
+#define CHECKSUM_GEN_IP 1
+#endif
+#ifndef CHECKSUM_GEN_UDP
+#define CHECKSUM_GEN_UDP 1
+#endif
+#ifndef CHECKSUM_GEN_TCP
+#define CHECKSUM_GEN_TCP 1
+#endif
+#ifndef CHECKSUM_GEN_ICMP
+#define CHECKSUM_GEN_ICMP 1
+#endif
+#ifndef CHECKSUM_CHECK_IP
+#define CHECKSUM_CHECK_IP 1
+#endif
+#ifndef CHECKSUM_CHECK_UDP
+#define CHECKSUM_CHECK_UDP 1
+#endif
+#ifndef CHECKSUM_CHECK_TCP
+#define CHECKSUM_CHECK_TCP 1
+#endif
+#ifndef CHECKSUM_CHECK_ICMP
+#define CHECKSUM_CHECK_ICMP 1
+#endif
+/* lwIP's fastest portable checksum (32 bits at a time, "algorithm 3"). */
+#define LWIP_CHKSUM_ALGORITHM 3
+
+/* ---- Statistics and debugging ------------------------------------------- */
+
+/* Counters cost a read-modify-write per packet per layer; off for
+ * throughput. (The kernel's own counters report utilisation.) */
+#define LWIP_STATS 0
+/* Assertions stay on in every build (they end in the kernel's panic). */
+
+#endif /* STARLING_NET_LWIP_LWIPOPTS_H_ */
