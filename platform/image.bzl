@@ -74,6 +74,10 @@ def _board_image_impl(ctx):
         OutputGroupInfo(images = depset(outputs)),
     ]
 
+def _bash_double_quote(arg):
+    # Double quotes: `${VAR:-default}` still expands when the launcher runs.
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`") + '"'
+
 def _qemu_image_impl(ctx):
     elf, outputs = _package_image(ctx)
     launcher = ctx.actions.declare_file(ctx.label.name + ".run.sh")
@@ -84,6 +88,7 @@ def _qemu_image_impl(ctx):
             "%RUNNER%": ctx.executable._runner.short_path,
             "%KERNEL%": elf.short_path,
             "%WORKSPACE%": ctx.workspace_name,
+            "%QEMU_ARGS%": " ".join([_bash_double_quote(a) for a in ctx.attr.qemu_args]),
         },
         is_executable = True,
     )
@@ -116,6 +121,9 @@ board_image = rule(
 qemu_image = rule(
     implementation = _qemu_image_impl,
     attrs = dict(_COMMON_ATTRS, **{
+        # QEMU arguments every launch gets (before any given after `--`);
+        # bash expands ${VAR:-default} in them at launch time.
+        "qemu_args": attr.string_list(),
         "_runner": attr.label(
             default = "//platform/qemu_virt:run_qemu",
             executable = True,
@@ -130,8 +138,11 @@ qemu_image = rule(
     doc = "A QEMU virt image that `bazel run` boots.",
 )
 
-def starling_app(name, srcs, deps = [], **kwargs):
-    """An application and its per-board images (:qemu, :star64)."""
+def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
+    """An application and its per-board images (:qemu, :star64).
+
+    qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
+    """
     native.cc_binary(
         name = name,
         srcs = srcs,
@@ -144,6 +155,7 @@ def starling_app(name, srcs, deps = [], **kwargs):
         name = "qemu",
         elf = ":" + name,
         platform = "//platform:qemu_virt",
+        qemu_args = qemu_args,
         visibility = ["//visibility:public"],
     )
     board_image(

@@ -7,4 +7,15 @@ if [[ ! -d "$runfiles/%WORKSPACE%" ]]; then
   # bazel run starts us in our runfiles tree; a plain exec from bazel-bin does not.
   runfiles="$0.runfiles"
 fi
+# The image's own QEMU arguments (qemu_image's qemu_args), placed first
+# among those after `--`.
+qemu_args=(%QEMU_ARGS%)
+if [[ ${#qemu_args[@]} -gt 0 ]]; then
+  runner_args=() rest=() seen=0
+  for arg in "$@"; do
+    if [[ $seen -eq 0 && "$arg" == "--" ]]; then seen=1; continue; fi
+    if [[ $seen -eq 1 ]]; then rest+=("$arg"); else runner_args+=("$arg"); fi
+  done
+  set -- "${runner_args[@]}" -- "${qemu_args[@]}" "${rest[@]}"
+fi
 exec "$runfiles/%WORKSPACE%/%RUNNER%" --kernel "$runfiles/%WORKSPACE%/%KERNEL%" "$@"

@@ -63,6 +63,17 @@ if [[ "$version" != 7.2.* ]]; then
   exit 1
 fi
 
+# Say which host ports reach the guest (user networking's hostfwd rules).
+for arg in "${extra[@]}"; do
+  rules=$(grep -o 'hostfwd=[a-z]*:[0-9.]*:[0-9]*-[0-9.]*:[0-9]*' <<<"$arg" || true)
+  while read -r rule; do
+    [[ -n "$rule" ]] || continue
+    if [[ "$rule" =~ ^hostfwd=([a-z]+):([0-9.]*):([0-9]+)-[0-9.]*:([0-9]+)$ ]]; then
+      echo "starling: host ${BASH_REMATCH[2]:-0.0.0.0}:${BASH_REMATCH[3]}/${BASH_REMATCH[1]} -> guest port ${BASH_REMATCH[4]}/${BASH_REMATCH[1]}" >&2
+    fi
+  done <<<"$rules"
+done
+
 cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}")
 if [[ -n "$gdb_port" ]]; then

@@ -1,0 +1,115 @@
+#ifndef STARLING_NET_NETIF_FAKE_NIC_H_
+#define STARLING_NET_NETIF_FAKE_NIC_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <span>
+#include <vector>
+
+#include "kernel/async/event.h"
+#include "kernel/async/task.h"
+#include "kernel/lib/result.h"
+#include "platform/hal/nic.h"
+
+// A hal::Nic for host tests: frames injected by the test come out of
+// receive() from kBuffers fixed buffers (handles 0..kBuffers-1); release()
+// checks the handle is out; transmit() records frames (or says kBusy).
+namespace starling::net::testing {
+
+class FakeNic {
+ public:
+  static constexpr std::size_t kBuffers = 64;
+
+  // Queues a frame for receive(); false when every buffer is taken (the
+  // device would drop it).
+  bool inject(std::span<const std::byte> frame) {
+    for (std::size_t i = 0; i < kBuffers; ++i) {
+      if (state_[i] != State::kFree) continue;
+      std::memcpy(buffers_[i].data(), frame.data(), frame.size());
+      lengths_[i] = frame.size();
+      state_[i] = State::kFilled;
+      filled_.push_back(static_cast<hal::RxHandle>(i));
+      work_.set();
+      return true;
+    }
+    ++stats_.rx_drops;
+    return false;
+  }
+
+  std::size_t receive(std::span<hal::RxFrame> out) {
+    std::size_t n = 0;
+    while (n < out.size() && !filled_.empty()) {
+      const hal::RxHandle h = filled_.front();
+      filled_.pop_front();
+      state_[h] = State::kWithStack;
+      out[n++] = hal::RxFrame{.data = std::span(buffers_[h].data(), lengths_[h]), .handle = h};
+      ++stats_.rx_frames;
+    }
+    return n;
+  }
+  Result<void> release(hal::RxHandle h) {
+    if (h >= kBuffers || state_[h] != State::kWithStack) {
+      ++bad_releases;
+      return Unexpected(Error::kInvalidArgument);
+    }
+    state_[h] = State::kFree;
+    ++releases;
+    return {};
+  }
+  Result<void> release(std::span<const hal::RxHandle> handles) {
+    Result<void> r;
+    for (auto h : handles) {
+      if (auto ok = release(h); !ok.ok()) r = ok;
+    }
+    return r;
+  }
+  Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames) {
+    if (busy) {
+      ++stats_.tx_busy;
+      return Unexpected(Error::kBusy);
+    }
+    for (auto f : frames) sent.emplace_back(f.begin(), f.end());
+    stats_.tx_frames += frames.size();
+    work_.set();
+    return frames.size();
+  }
+  hal::MacAddress mac() const { return hal::MacAddress{{0x52, 0x54, 0x00, 0x12, 0x34, 0x56}}; }
+  hal::LinkState link() const { return link_state; }
+  const hal::NicStats& stats() const { return stats_; }
+  async::Task<void> wait_for_work() {
+    co_await work_.wait();
+    work_.reset();
+    co_return {};
+  }
+  void kick() { work_.set(); }
+
+  std::size_t with_stack() const {
+    std::size_t n = 0;
+    for (auto s : state_) n += s == State::kWithStack;
+    return n;
+  }
+
+  std::vector<std::vector<std::byte>> sent;
+  bool busy = false;
+  hal::LinkState link_state = hal::LinkState::kUp;
+  std::uint64_t releases = 0;
+  std::uint64_t bad_releases = 0;
+
+ private:
+  enum class State : std::uint8_t { kFree, kFilled, kWithStack };
+  std::array<std::array<std::byte, hal::kMaxFrameBytes>, kBuffers> buffers_{};
+  std::array<std::size_t, kBuffers> lengths_{};
+  std::array<State, kBuffers> state_{};
+  std::deque<hal::RxHandle> filled_;
+  hal::NicStats stats_;
+  async::Event work_;
+};
+
+static_assert(hal::Nic<FakeNic>);
+
+}  // namespace starling::net::testing
+
+#endif  // STARLING_NET_NETIF_FAKE_NIC_H_

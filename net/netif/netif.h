@@ -1,0 +1,202 @@
+#ifndef STARLING_NET_NETIF_NETIF_H_
+#define STARLING_NET_NETIF_NETIF_H_
+
+#include "net/port/lwip_prelude.h"  // first: see there
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include "kernel/async/sleep.h"
+#include "kernel/async/task.h"
+#include "kernel/async/timeout.h"
+#include "kernel/async/yield.h"
+#include "kernel/lib/result.h"
+#include "lwip/dhcp.h"
+#include "lwip/etharp.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "net/netif/ip_config.h"
+#include "net/netif/rx_pool.h"
+#include "net/port/timers.h"
+#include "netif/ethernet.h"
+#include "platform/hal/nic.h"
+
+// The glue between a HAL NIC (the board's concrete driver type: direct
+// calls, no virtual dispatch per frame) and an lwIP netif.
+//
+//   Netif<board::Nic> netif(*nic);
+//   netif.start(config);              // lwip_init, netif_add, up; dhcp_start for ip=dhcp
+//   scope.spawn(netif.run());         // RX, TX completions, link, lwIP's timers
+//
+// run() drains RX in batches of kRxBatch into ethernet_input (each frame a
+// zero-copy custom pbuf from RxPbufPool), yields between full batches so
+// applications consume what arrived, runs lwIP's due timeouts, then sleeps
+// in nic.wait_for_work() for at most the time to lwIP's next timeout.
+// TX (linkoutput): a single-pbuf frame goes straight to nic.transmit (the
+// driver's one copy into its DMA buffer); a chain is gathered into a
+// scratch frame first. A full TX ring drops the frame (counted, ERR_MEM to
+// lwIP: a UDP sender sees kBusy).
+namespace starling::net {
+
+// lwip_init() once per image (the first netif start()s it).
+void ensure_lwip_initialized();
+
+struct NetifStats {
+  std::uint64_t rx_frames = 0;       // frames given to ethernet_input
+  std::uint64_t rx_batches = 0;
+  std::uint64_t tx_frames = 0;
+  std::uint64_t tx_gathered = 0;     // chains copied into the scratch frame first
+  std::uint64_t tx_busy_drops = 0;   // TX ring full: frame dropped
+  std::uint64_t tx_errors = 0;       // transmit() refused the frame otherwise
+  std::uint64_t wakeups = 0;         // wait_for_work() returned (work or spurious)
+  std::uint64_t timer_wakeups = 0;   // ... or lwIP's next timeout came first
+};
+
+template <hal::Nic N, std::size_t kRxPoolSize = 256>
+class Netif {
+ public:
+  static constexpr std::size_t kRxBatch = 32;
+  static constexpr std::uint16_t kMtu = 1500;
+  // The longest run() sleeps with no lwIP timeout pending.
+  static constexpr std::uint64_t kMaxIdleNs = 1000 * async::kMillisecond;
+
+  explicit Netif(N& nic) noexcept : nic_(&nic), pool_(nic) {}
+  Netif(const Netif&) = delete;
+  Netif& operator=(const Netif&) = delete;
+
+  Result<void> start(const IpConfig& config) noexcept {
+    ensure_lwip_initialized();
+    ip4_addr_t address;
+    ip4_addr_t netmask;
+    ip4_addr_t gateway;
+    ip4_addr_set_u32(&address, config.dhcp ? 0 : lwip_htonl(config.address));
+    ip4_addr_set_u32(&netmask, config.dhcp ? 0 : lwip_htonl(config.netmask));
+    ip4_addr_set_u32(&gateway, config.dhcp ? 0 : lwip_htonl(config.gateway));
+    if (netif_add(&netif_, &address, &netmask, &gateway, this, &init_function, &ethernet_input) ==
+        nullptr) {
+      return Unexpected(Error::kDeviceError);
+    }
+    netif_set_default(&netif_);
+    netif_set_up(&netif_);
+    sync_link();
+    dhcp_ = config.dhcp;
+    if (dhcp_ && dhcp_start(&netif_) != ERR_OK) return Unexpected(Error::kNoMemory);
+    return {};
+  }
+
+  // Serves the NIC until it fails (a device that cannot be reset).
+  async::Task<void> run() noexcept {
+    for (;;) {
+      std::size_t n = 0;
+      do {
+        n = nic_->receive(batch_);
+        if (n != 0) ++stats_.rx_batches;
+        for (std::size_t i = 0; i < n; ++i) {
+          pbuf* p = pool_.wrap(batch_[i]);
+          if (p == nullptr) continue;  // counted by the pool
+          ++stats_.rx_frames;
+          if (netif_.input(p, &netif_) != ERR_OK) pbuf_free(p);
+        }
+        if (n == kRxBatch) co_await async::yield();
+      } while (n == kRxBatch);
+      sync_link();
+      run_due_timers();
+      const std::uint64_t sleep_ns = next_timer_ns(kMaxIdleNs);
+      auto woke = co_await async::with_timeout(nic_->wait_for_work(), sleep_ns);
+      if (woke.ok()) {
+        ++stats_.wakeups;
+      } else if (woke.error() == Error::kTimedOut) {
+        ++stats_.timer_wakeups;
+      } else {
+        co_return Unexpected(woke.error());
+      }
+    }
+  }
+
+  // The address in use (host order); 0 until DHCP has bound one.
+  std::uint32_t address() const noexcept { return lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&netif_))); }
+  std::uint32_t netmask() const noexcept { return lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&netif_))); }
+  std::uint32_t gateway() const noexcept { return lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&netif_))); }
+  bool dhcp() const noexcept { return dhcp_; }
+
+  // Waits (polling lwIP's state every 20 ms, bounded by with_timeout from
+  // the caller) until the netif has an address: at once for a static one.
+  async::Task<std::uint32_t> wait_for_address() noexcept {
+    while (address() == 0) co_await async::sleep_for(20 * async::kMillisecond);
+    co_return address();
+  }
+
+  struct netif* lwip_netif() noexcept { return &netif_; }
+  N& nic() noexcept { return *nic_; }
+  const NetifStats& stats() const noexcept { return stats_; }
+  const auto& rx_pool() const noexcept { return pool_; }
+
+ private:
+  static Netif& self(struct netif* n) noexcept { return *static_cast<Netif*>(n->state); }
+
+  static err_t init_function(struct netif* n) noexcept {
+    Netif& me = self(n);
+    n->name[0] = 'e';
+    n->name[1] = 'n';
+    n->mtu = kMtu;
+    n->hwaddr_len = ETH_HWADDR_LEN;
+    const hal::MacAddress mac = me.nic_->mac();
+    std::memcpy(n->hwaddr, mac.bytes.data(), ETH_HWADDR_LEN);
+    n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+    n->output = &etharp_output;
+    n->linkoutput = &link_output;
+    return ERR_OK;
+  }
+
+  static err_t link_output(struct netif* n, pbuf* p) noexcept {
+    Netif& me = self(n);
+    std::span<const std::byte> frame;
+    if (p->next == nullptr) {
+      frame = {static_cast<const std::byte*>(p->payload), p->len};
+    } else {
+      if (p->tot_len > me.scratch_.size()) {
+        ++me.stats_.tx_errors;
+        return ERR_BUF;
+      }
+      const u16_t copied = pbuf_copy_partial(p, me.scratch_.data(), p->tot_len, 0);
+      frame = {me.scratch_.data(), copied};
+      ++me.stats_.tx_gathered;
+    }
+    const std::span<const std::byte> frames[] = {frame};
+    auto sent = me.nic_->transmit(frames);
+    if (sent.ok() && *sent == 1) {
+      ++me.stats_.tx_frames;
+      return ERR_OK;
+    }
+    if (!sent.ok() && sent.error() == Error::kBusy) {
+      ++me.stats_.tx_busy_drops;
+      return ERR_MEM;
+    }
+    ++me.stats_.tx_errors;
+    return ERR_IF;
+  }
+
+  void sync_link() noexcept {
+    const bool up = nic_->link() == hal::LinkState::kUp;
+    if (up && !netif_is_link_up(&netif_)) {
+      netif_set_link_up(&netif_);
+    } else if (!up && netif_is_link_up(&netif_)) {
+      netif_set_link_down(&netif_);
+    }
+  }
+
+  N* nic_;
+  struct netif netif_ {};
+  RxPbufPool<N, kRxPoolSize> pool_;
+  std::array<hal::RxFrame, kRxBatch> batch_{};
+  alignas(8) std::array<std::byte, hal::kMaxFrameBytes> scratch_{};
+  NetifStats stats_;
+  bool dhcp_ = false;
+};
+
+}  // namespace starling::net
+
+#endif  // STARLING_NET_NETIF_NETIF_H_

@@ -1,0 +1,108 @@
+#ifndef STARLING_NET_NETIF_RX_POOL_H_
+#define STARLING_NET_NETIF_RX_POOL_H_
+
+#include "net/port/lwip_prelude.h"  // first: see there
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "lwip/pbuf.h"
+#include "platform/hal/nic.h"
+
+// Zero-copy RX: each received frame becomes an lwIP custom pbuf (PBUF_REF)
+// whose payload is the driver's own DMA buffer. The pbuf_custom wrappers
+// come from a fixed pool (no heap per packet); when lwIP (or an application
+// holding a datagram) frees the pbuf, the free function gives the buffer
+// back to the driver with nic.release(handle) and the wrapper to the pool.
+// An empty pool means the frame is released at once and counted.
+//
+// PBUF_REF rather than PBUF_RAM: lwIP never writes headers in front of the
+// payload (icmp/udp replies allocate their own header pbuf) and never
+// mem_trim()s it, so nothing outside the frame is touched.
+namespace starling::net {
+
+template <typename N, std::size_t kSize>
+class RxPbufPool {
+ public:
+  static constexpr std::size_t kCapacity = kSize;
+
+  struct Stats {
+    std::uint64_t wrapped = 0;          // frames handed to lwIP as pbufs
+    std::uint64_t exhausted = 0;        // frames dropped: no free wrapper
+    std::uint64_t too_long = 0;         // frames dropped: longer than a pbuf can say
+    std::uint64_t returned = 0;         // pbufs freed, buffers given back
+    std::uint64_t release_errors = 0;   // nic.release() refused a handle
+  };
+
+  explicit RxPbufPool(N& nic) noexcept : nic_(&nic) {
+    for (std::size_t i = 0; i < kSize; ++i) {
+      wrappers_[i].pool = this;
+      wrappers_[i].next = i + 1 < kSize ? &wrappers_[i + 1] : nullptr;
+    }
+    free_ = &wrappers_[0];
+  }
+  RxPbufPool(const RxPbufPool&) = delete;
+  RxPbufPool& operator=(const RxPbufPool&) = delete;
+
+  // The frame as a pbuf lwIP owns from now on, or nullptr (the frame has
+  // been released to the driver and counted).
+  pbuf* wrap(const hal::RxFrame& frame) noexcept {
+    if (frame.data.size() > 0xFFFF) {
+      ++stats_.too_long;
+      (void)nic_->release(frame.handle);
+      return nullptr;
+    }
+    Wrapper* w = free_;
+    if (w == nullptr) {
+      ++stats_.exhausted;
+      (void)nic_->release(frame.handle);
+      return nullptr;
+    }
+    free_ = w->next;
+    ++in_use_;
+    w->next = nullptr;
+    w->handle = frame.handle;
+    w->custom.custom_free_function = &free_function;
+    const auto length = static_cast<u16_t>(frame.data.size());
+    pbuf* p = pbuf_alloced_custom(PBUF_RAW, length, PBUF_REF, &w->custom, frame.data.data(), length);
+    ++stats_.wrapped;
+    return p;
+  }
+
+  std::size_t in_use() const noexcept { return in_use_; }
+  std::size_t available() const noexcept { return kSize - in_use_; }
+  const Stats& stats() const noexcept { return stats_; }
+
+ private:
+  struct Wrapper {
+    pbuf_custom custom;  // first: lwIP's pbuf* is the wrapper's address
+    RxPbufPool* pool = nullptr;
+    Wrapper* next = nullptr;
+    hal::RxHandle handle = 0;
+  };
+  static_assert(std::is_standard_layout_v<Wrapper>);
+
+  static void free_function(pbuf* p) noexcept {
+    auto* w = reinterpret_cast<Wrapper*>(p);
+    w->pool->give_back(w);
+  }
+  void give_back(Wrapper* w) noexcept {
+    if (!nic_->release(w->handle).ok()) ++stats_.release_errors;
+    ++stats_.returned;
+    w->next = free_;
+    free_ = w;
+    --in_use_;
+  }
+
+  N* nic_;
+  std::array<Wrapper, kSize> wrappers_{};
+  Wrapper* free_ = nullptr;
+  std::size_t in_use_ = 0;
+  Stats stats_;
+};
+
+}  // namespace starling::net
+
+#endif  // STARLING_NET_NETIF_RX_POOL_H_

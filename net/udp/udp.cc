@@ -1,0 +1,131 @@
+#include "net/udp/udp.h"
+
+#include <cstring>
+
+#include "lwip/ip_addr.h"
+
+namespace starling::net {
+namespace {
+
+Error from_err(err_t err) {
+  switch (err) {
+    case ERR_MEM:
+    case ERR_BUF:
+    case ERR_WOULDBLOCK:
+      return Error::kBusy;
+    case ERR_RTE:
+      return Error::kNotFound;
+    case ERR_VAL:
+    case ERR_ARG:
+      return Error::kInvalidArgument;
+    case ERR_USE:
+      return Error::kBusy;
+    default:
+      return Error::kDeviceError;
+  }
+}
+
+constexpr std::size_t kMaxPayload = 65535 - 20 - 8;
+
+}  // namespace
+
+std::size_t Pbuf::copy_to(std::span<std::byte> out, std::size_t offset) const noexcept {
+  if (p_ == nullptr || offset >= p_->tot_len) return 0;
+  const std::size_t want = out.size() < p_->tot_len - offset ? out.size() : p_->tot_len - offset;
+  return pbuf_copy_partial(p_, out.data(), static_cast<u16_t>(want), static_cast<u16_t>(offset));
+}
+
+UdpSocket::~UdpSocket() {
+  if (pcb_ != nullptr) udp_remove(pcb_);
+  while (count_ != 0) pop();
+}
+
+Result<void> UdpSocket::bind(std::uint16_t port) noexcept {
+  if (pcb_ != nullptr) return Unexpected(Error::kInvalidArgument);
+  udp_pcb* pcb = udp_new();
+  if (pcb == nullptr) return Unexpected(Error::kNoMemory);
+  if (const err_t err = udp_bind(pcb, IP4_ADDR_ANY, port); err != ERR_OK) {
+    udp_remove(pcb);
+    return Unexpected(from_err(err));
+  }
+  udp_recv(pcb, &on_receive, this);
+  pcb_ = pcb;
+  return {};
+}
+
+std::uint16_t UdpSocket::local_port() const noexcept { return pcb_ == nullptr ? 0 : pcb_->local_port; }
+
+// lwIP context (the netif's run() task): queue, or drop when full.
+void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t* addr, u16_t port) {
+  auto& self = *static_cast<UdpSocket*>(arg);
+  if (self.count_ == kQueueDepth) {
+    ++self.stats_.dropped;
+    pbuf_free(p);
+    return;
+  }
+  Entry& e = self.queue_[(self.head_ + self.count_) % kQueueDepth];
+  e.p = p;
+  e.from = Endpoint{.address = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr))), .port = port};
+  ++self.count_;
+  ++self.stats_.received;
+  self.readable_.set();
+}
+
+Datagram UdpSocket::pop() noexcept {
+  Entry& e = queue_[head_];
+  Datagram d{.from = e.from, .data = Pbuf(e.p)};
+  e.p = nullptr;
+  head_ = (head_ + 1) % kQueueDepth;
+  --count_;
+  return d;
+}
+
+Result<Datagram> UdpSocket::try_receive_from() noexcept {
+  if (pcb_ == nullptr) return Unexpected(Error::kNotFound);
+  if (count_ == 0) return Unexpected(Error::kBusy);
+  return pop();
+}
+
+async::Task<Datagram> UdpSocket::receive_from() noexcept {
+  if (pcb_ == nullptr) co_return Unexpected(Error::kNotFound);
+  for (;;) {
+    if (count_ != 0) co_return pop();
+    readable_.reset();
+    co_await readable_.wait();
+  }
+}
+
+Result<void> UdpSocket::send_pbuf(const Endpoint& to, pbuf* p) noexcept {
+  ip_addr_t dst;
+  ip_addr_set_ip4_u32_val(dst, lwip_htonl(to.address));
+  const err_t err = udp_sendto(pcb_, p, &dst, to.port);
+  if (err != ERR_OK) {
+    ++stats_.send_errors;
+    return Unexpected(from_err(err));
+  }
+  ++stats_.sent;
+  return {};
+}
+
+Result<void> UdpSocket::send_to(const Endpoint& to, std::span<const std::byte> data) noexcept {
+  if (pcb_ == nullptr || data.size() > kMaxPayload) return Unexpected(Error::kInvalidArgument);
+  // Headroom for UDP, IP and Ethernet headers: lwIP writes them in front in
+  // place, so the frame stays one pbuf and the driver's copy is the only
+  // other one.
+  pbuf* p = pbuf_alloc(PBUF_TRANSPORT, static_cast<u16_t>(data.size()), PBUF_RAM);
+  if (p == nullptr) {
+    ++stats_.send_errors;
+    return Unexpected(Error::kBusy);
+  }
+  if (!data.empty()) std::memcpy(p->payload, data.data(), data.size());
+  auto sent = send_pbuf(to, p);
+  pbuf_free(p);
+  return sent;
+}
+
+Result<void> UdpSocket::send_to(const Endpoint& to, const Pbuf& data) noexcept {
+  if (pcb_ == nullptr || data.get() == nullptr) return Unexpected(Error::kInvalidArgument);
+  return send_pbuf(to, data.get());
+}
+
+}  // namespace starling::net

@@ -1,0 +1,139 @@
+#ifndef STARLING_NET_UDP_UDP_H_
+#define STARLING_NET_UDP_UDP_H_
+
+#include "net/port/lwip_prelude.h"  // first: see there
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "kernel/async/event.h"
+#include "kernel/async/task.h"
+#include "kernel/lib/result.h"
+#include "lwip/pbuf.h"
+#include "lwip/udp.h"
+
+// Coroutine UDP sockets over lwIP's raw udp_pcb; no callbacks reach the
+// application.
+//
+//   UdpSocket sock;
+//   if (auto ok = sock.bind(1235); !ok) ...
+//   for (;;) {
+//     auto d = co_await sock.receive_from();                 // Result<Datagram>
+//     auto d = co_await with_timeout(sock.receive_from(), 5 * kMillisecond);
+//     (void)sock.send_to(d->from, d->data);                  // echo it back
+//   }
+//
+// A datagram owns its pbuf (zero copy: on the NIC's own RX buffer, which goes
+// back to the driver when the Datagram is destroyed). Each socket queues at
+// most kQueueDepth datagrams; more are dropped and counted. Waits are
+// cancellable (with_timeout, Scope::cancel): a cancelled receive_from()
+// unlinks itself and takes nothing from the queue.
+namespace starling::net {
+
+// An owning pbuf reference (pbuf_free on destruction).
+class Pbuf {
+ public:
+  Pbuf() noexcept = default;
+  explicit Pbuf(pbuf* p) noexcept : p_(p) {}
+  Pbuf(Pbuf&& other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
+  Pbuf& operator=(Pbuf&& other) noexcept {
+    if (this != &other) {
+      reset();
+      p_ = std::exchange(other.p_, nullptr);
+    }
+    return *this;
+  }
+  Pbuf(const Pbuf&) = delete;
+  Pbuf& operator=(const Pbuf&) = delete;
+  ~Pbuf() { reset(); }
+
+  void reset() noexcept {
+    if (p_ != nullptr) pbuf_free(std::exchange(p_, nullptr));
+  }
+  pbuf* get() const noexcept { return p_; }
+  pbuf* release() noexcept { return std::exchange(p_, nullptr); }
+  std::size_t size() const noexcept { return p_ == nullptr ? 0 : p_->tot_len; }
+  // The bytes, when they are in one piece (always for a datagram that was
+  // not reassembled from IP fragments); empty otherwise.
+  std::span<const std::byte> contiguous() const noexcept {
+    if (p_ == nullptr || p_->len != p_->tot_len) return {};
+    return {static_cast<const std::byte*>(p_->payload), p_->len};
+  }
+  // Copies up to out.size() bytes from `offset`; how many.
+  std::size_t copy_to(std::span<std::byte> out, std::size_t offset = 0) const noexcept;
+
+ private:
+  pbuf* p_ = nullptr;
+};
+
+struct Endpoint {
+  std::uint32_t address = 0;  // IPv4, host order
+  std::uint16_t port = 0;
+};
+
+struct Datagram {
+  Endpoint from;
+  Pbuf data;
+};
+
+struct UdpStats {
+  std::uint64_t received = 0;    // datagrams queued
+  std::uint64_t dropped = 0;     // datagrams dropped: queue full
+  std::uint64_t sent = 0;
+  std::uint64_t send_errors = 0;
+};
+
+class UdpSocket {
+ public:
+  static constexpr std::size_t kQueueDepth = 64;
+
+  UdpSocket() noexcept = default;
+  ~UdpSocket();
+  UdpSocket(const UdpSocket&) = delete;
+  UdpSocket& operator=(const UdpSocket&) = delete;
+
+  // Binds to `port` on every local address (0: an ephemeral port).
+  // kBusy: the port is taken; kNoMemory: no udp_pcb left; kInvalidArgument:
+  // already bound.
+  Result<void> bind(std::uint16_t port) noexcept;
+  std::uint16_t local_port() const noexcept;
+
+  // The next datagram, waiting for one if the queue is empty. kNotFound
+  // if the socket is not bound.
+  async::Task<Datagram> receive_from() noexcept;
+  // A queued datagram without waiting, or kBusy if there is none.
+  Result<Datagram> try_receive_from() noexcept;
+
+  // Copies `data` once into a pbuf and sends it. kBusy: no memory or the TX
+  // ring is full (try again later); kInvalidArgument: too long (> 65507) or
+  // unbound; kNotFound: no route.
+  Result<void> send_to(const Endpoint& to, std::span<const std::byte> data) noexcept;
+  // Sends a pbuf's bytes as they are (e.g. a received datagram back).
+  Result<void> send_to(const Endpoint& to, const Pbuf& data) noexcept;
+
+  std::size_t queued() const noexcept { return count_; }
+  const UdpStats& stats() const noexcept { return stats_; }
+
+ private:
+  static void on_receive(void* arg, udp_pcb* pcb, pbuf* p, const ip_addr_t* addr, u16_t port);
+  Result<void> send_pbuf(const Endpoint& to, pbuf* p) noexcept;
+  Datagram pop() noexcept;
+
+  struct Entry {
+    pbuf* p = nullptr;
+    Endpoint from;
+  };
+  udp_pcb* pcb_ = nullptr;
+  std::array<Entry, kQueueDepth> queue_{};
+  std::size_t head_ = 0;
+  std::size_t count_ = 0;
+  async::Event readable_;
+  UdpStats stats_;
+};
+
+}  // namespace starling::net
+
+#endif  // STARLING_NET_UDP_UDP_H_
