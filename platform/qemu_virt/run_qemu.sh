@@ -3,7 +3,7 @@
 # qemu-system-riscv64 and exits with the guest's exit code.
 #
 #   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [--serial-stdio]
-#               [--gdb[=PORT]] [-- QEMU ARGS...]
+#               [--gdb[=PORT]] [--pcap FILE] [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
 # (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
@@ -12,10 +12,12 @@
 # escapes), so a test can pipe bytes into the guest's serial input.
 # --gdb stops the hart before the first instruction and waits for a debugger
 # on 127.0.0.1:PORT (default 1234); the runner prints the gdb-multiarch command.
+# --pcap FILE writes every frame of the guest's NIC (netdev n0) to FILE, for
+# Wireshark/tshark (QEMU's filter-dump).
 set -euo pipefail
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -24,6 +26,7 @@ timeout_s=""
 memory="128M"
 console=(-nographic)
 gdb_port=""
+pcap=""
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -33,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --serial-stdio) console=(-display none -serial stdio -monitor none); shift ;;
     --gdb) gdb_port=1234; shift ;;
     --gdb=*) gdb_port=${1#--gdb=}; shift ;;
+    --pcap) pcap=${2:?--pcap needs a file name}; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
@@ -76,6 +80,14 @@ done
 
 cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}")
+if [[ -n "$pcap" ]]; then
+  if ! printf '%s\n' "${extra[@]}" | grep -q 'id=n0'; then
+    echo "run_qemu.sh: --pcap needs a NIC on netdev n0 (e.g. //apps/echo:qemu)" >&2
+    exit 2
+  fi
+  cmd+=(-object "filter-dump,id=starling_pcap,netdev=n0,file=$pcap")
+  echo "starling: writing the guest's network traffic to $pcap" >&2
+fi
 if [[ -n "$gdb_port" ]]; then
   # Loopback only: the gdbstub gives full control of the guest.
   cmd+=(-S -gdb "tcp:127.0.0.1:$gdb_port")

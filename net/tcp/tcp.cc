@@ -1,0 +1,495 @@
+#include "net/tcp/tcp.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+// Before any lwIP header: lwip/arch.h typedefs ssize_t as int unless
+// <limits.h> defines SSIZE_MAX. picolibc's (riscv64) does not, while the C++
+// headers above pull in its <sys/types.h> (ssize_t = long): a redefinition.
+// Take the C library's ssize_t and tell arch.h it exists. (Same as the
+// in-progress net/port/lwip_prelude.h; kept local so net/tcp does not depend
+// on uncommitted work.)
+#include <limits.h>
+#include <sys/types.h>
+#ifndef SSIZE_MAX
+#define SSIZE_MAX LONG_MAX
+#ifndef LWIP_NO_UNISTD_H
+#define LWIP_NO_UNISTD_H 1
+#endif
+#endif
+
+#include "kernel/async/check.h"
+#include "kernel/async/event.h"
+#include "lwip/err.h"
+#include "lwip/ip_addr.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcp.h"
+
+namespace starling::net {
+namespace detail {
+
+// One connection's state: lives in the pool, pointed to by the pcb's arg and
+// by at most one TcpStream (or a listener's pending queue before accept()).
+struct Conn {
+  tcp_pcb* pcb = nullptr;  // null once lwIP freed it (tcp_err) or we closed
+  pbuf* rx = nullptr;      // received, unread data (a chain)
+  Conn* next_pending = nullptr;
+  async::Event rx_event;  // data, FIN or error arrived
+  async::Event tx_event;  // send space, connected or error
+  TcpEndpoint peer{};
+  TcpEndpoint local{};
+  err_t error = ERR_OK;  // what ended it (tcp_err), ERR_OK while alive
+  bool in_use = false;
+  bool eof = false;
+  bool connected = false;
+  bool tx_shut = false;
+};
+
+struct ListenerState {
+  tcp_pcb* pcb = nullptr;
+  Conn* head = nullptr;  // accepted by lwIP, not yet by accept()
+  Conn* tail = nullptr;
+  std::size_t pending = 0;
+  std::size_t backlog = 0;
+  std::uint64_t refused = 0;
+  std::uint16_t port = 0;
+  bool in_use = false;
+  async::Event accept_event;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::Conn;
+using detail::ListenerState;
+
+Conn g_conns[MEMP_NUM_TCP_PCB];
+ListenerState g_listeners[MEMP_NUM_TCP_PCB_LISTEN];
+std::size_t g_limit = MEMP_NUM_TCP_PCB;
+TcpStats g_stats{.pool_size = MEMP_NUM_TCP_PCB};
+
+Conn* alloc_conn() {
+  if (g_stats.connections_in_use >= g_limit) return nullptr;
+  for (Conn& c : g_conns) {
+    if (!c.in_use) {
+      c.in_use = true;
+      ++g_stats.connections_in_use;
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+void release_conn(Conn* c) {
+  if (c->rx != nullptr) pbuf_free(c->rx);
+  c->rx = nullptr;
+  c->pcb = nullptr;
+  c->next_pending = nullptr;
+  c->rx_event.reset();
+  c->tx_event.reset();
+  c->peer = {};
+  c->local = {};
+  c->error = ERR_OK;
+  c->eof = c->connected = c->tx_shut = false;
+  c->in_use = false;
+  --g_stats.connections_in_use;
+}
+
+err_t on_recv(void* arg, tcp_pcb* pcb, pbuf* p, err_t err) {
+  auto* c = static_cast<Conn*>(arg);
+  if (c == nullptr) {  // not ours any more: drop like tcp_recv_null
+    if (p != nullptr) {
+      tcp_recved(pcb, p->tot_len);
+      pbuf_free(p);
+    }
+    return ERR_OK;
+  }
+  if (p == nullptr) {  // FIN
+    c->eof = true;
+    c->rx_event.set();
+    return ERR_OK;
+  }
+  if (err != ERR_OK) {  // not produced by lwIP 2.1; be safe
+    pbuf_free(p);
+    return ERR_OK;
+  }
+  if (c->rx == nullptr) {
+    c->rx = p;
+  } else {
+    // A chain's tot_len is 16 bits: refuse (lwIP keeps it and retries from
+    // its timer) rather than overflow. The window (TCP_WND < 64 KiB) makes
+    // this rare.
+    if (std::size_t{c->rx->tot_len} + p->tot_len > 0xFFFF) return ERR_MEM;
+    pbuf_cat(c->rx, p);
+  }
+  c->rx_event.set();
+  return ERR_OK;
+}
+
+err_t on_sent(void* arg, tcp_pcb*, u16_t) {
+  if (auto* c = static_cast<Conn*>(arg)) c->tx_event.set();
+  return ERR_OK;
+}
+
+err_t on_poll(void* arg, tcp_pcb*) {
+  // A writer waiting on lwIP's heap (ERR_MEM with nothing in flight) has no
+  // sent() to wake it: retry from the poll timer.
+  if (auto* c = static_cast<Conn*>(arg)) c->tx_event.set();
+  return ERR_OK;
+}
+
+// The pcb is already freed by lwIP: forget it, never touch it again.
+void on_err(void* arg, err_t err) {
+  auto* c = static_cast<Conn*>(arg);
+  ++g_stats.errors;
+  if (err == ERR_RST) ++g_stats.resets;
+  if (c == nullptr) return;
+  c->pcb = nullptr;
+  c->error = err;
+  c->rx_event.set();
+  c->tx_event.set();
+}
+
+void attach(Conn* c, tcp_pcb* pcb) {
+  c->pcb = pcb;
+  c->peer = {ip_2_ip4(&pcb->remote_ip)->addr, pcb->remote_port};
+  c->local = {ip_2_ip4(&pcb->local_ip)->addr, pcb->local_port};
+  tcp_arg(pcb, c);
+  tcp_recv(pcb, on_recv);
+  tcp_sent(pcb, on_sent);
+  tcp_err(pcb, on_err);
+  tcp_poll(pcb, on_poll, 2);
+  tcp_nagle_disable(pcb);
+}
+
+void detach(tcp_pcb* pcb) {
+  tcp_arg(pcb, nullptr);
+  tcp_recv(pcb, nullptr);
+  tcp_sent(pcb, nullptr);
+  tcp_err(pcb, nullptr);
+  tcp_poll(pcb, nullptr, 0);
+}
+
+// Ends a connection: graceful close, abort as the fallback. Returns the
+// error to report (if close had to abort).
+Result<void> close_conn(Conn* c) {
+  Result<void> result;
+  if (tcp_pcb* pcb = c->pcb) {
+    detach(pcb);
+    c->pcb = nullptr;
+    if (tcp_close(pcb) != ERR_OK) {
+      tcp_abort(pcb);
+      ++g_stats.close_aborts;
+      result = Unexpected(Error::kNoMemory);
+    }
+  }
+  release_conn(c);
+  return result;
+}
+
+void abort_conn(Conn* c) {
+  if (tcp_pcb* pcb = c->pcb) {
+    detach(pcb);
+    c->pcb = nullptr;
+    tcp_abort(pcb);
+  }
+  release_conn(c);
+}
+
+err_t on_accept(void* arg, tcp_pcb* newpcb, err_t err) {
+  auto* l = static_cast<ListenerState*>(arg);
+  if (err != ERR_OK || newpcb == nullptr) {  // lwIP could not allocate a pcb
+    ++g_stats.refused_pool;
+    if (l != nullptr) ++l->refused;
+    return ERR_VAL;
+  }
+  if (l == nullptr) {
+    tcp_abort(newpcb);
+    return ERR_ABRT;
+  }
+  if (l->pending >= l->backlog) {
+    ++g_stats.refused_backlog;
+    ++l->refused;
+    tcp_abort(newpcb);
+    return ERR_ABRT;
+  }
+  Conn* c = alloc_conn();
+  if (c == nullptr) {
+    ++g_stats.refused_pool;
+    ++l->refused;
+    tcp_abort(newpcb);
+    return ERR_ABRT;
+  }
+  attach(c, newpcb);
+  c->connected = true;
+  if (l->tail != nullptr) {
+    l->tail->next_pending = c;
+  } else {
+    l->head = c;
+  }
+  l->tail = c;
+  ++l->pending;
+  ++g_stats.accepted;
+  l->accept_event.set();
+  return ERR_OK;
+}
+
+err_t on_connected(void* arg, tcp_pcb*, err_t) {
+  if (auto* c = static_cast<Conn*>(arg)) {
+    c->connected = true;
+    c->tx_event.set();
+  }
+  return ERR_OK;
+}
+
+}  // namespace
+
+const TcpStats& tcp_stats() noexcept { return g_stats; }
+
+void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept {
+  g_limit = (slots == 0 || slots > MEMP_NUM_TCP_PCB) ? MEMP_NUM_TCP_PCB : slots;
+}
+
+Error to_error(int err) noexcept {
+  switch (err) {
+    case ERR_MEM:
+    case ERR_BUF: return Error::kNoMemory;
+    case ERR_TIMEOUT: return Error::kTimedOut;
+    case ERR_RTE: return Error::kNotFound;
+    case ERR_INPROGRESS:
+    case ERR_WOULDBLOCK:
+    case ERR_ALREADY:
+    case ERR_ISCONN:
+    case ERR_USE: return Error::kBusy;
+    case ERR_VAL:
+    case ERR_ARG: return Error::kInvalidArgument;
+    default: return Error::kDeviceError;  // ERR_RST, ERR_ABRT, ERR_CLSD, ERR_CONN, ERR_IF
+  }
+}
+
+// ---- TcpStream ---------------------------------------------------------------
+
+TcpStream::TcpStream(TcpStream&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
+
+TcpStream& TcpStream::operator=(TcpStream&& other) noexcept {
+  if (this != &other) {
+    (void)close();
+    conn_ = std::exchange(other.conn_, nullptr);
+  }
+  return *this;
+}
+
+TcpStream::~TcpStream() { (void)close(); }
+
+async::Task<TcpStream> TcpStream::connect(TcpEndpoint remote) noexcept {
+  Conn* c = alloc_conn();
+  if (c == nullptr) co_return Unexpected(Error::kNoMemory);
+  TcpStream stream(c);  // owns the slot: a cancelled connect aborts it
+  tcp_pcb* pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+  if (pcb == nullptr) co_return Unexpected(Error::kNoMemory);
+  attach(c, pcb);
+  ip_addr_t addr;
+  ip_addr_set_ip4_u32_val(addr, remote.ip);
+  err_t err = tcp_connect(pcb, &addr, remote.port, on_connected);
+  if (err != ERR_OK) co_return Unexpected(to_error(err));
+  // attach() ran on the unbound pcb (all zeros). tcp_connect has now set
+  // the remote end, chosen the local address (route) and bound an ephemeral
+  // port, synchronously: record both ends here, while the pcb is certainly
+  // alive (after the handshake it may already have been reset and freed).
+  c->peer = {ip_2_ip4(&pcb->remote_ip)->addr, pcb->remote_port};
+  c->local = {ip_2_ip4(&pcb->local_ip)->addr, pcb->local_port};
+  while (!c->connected) {
+    if (c->pcb == nullptr) co_return Unexpected(to_error(c->error));
+    c->tx_event.reset();
+    co_await c->tx_event.wait();
+  }
+  // Established. It may have been reset since (c->pcb == nullptr, e.g. the
+  // listener's backlog was full): still a stream, whose reads report it.
+  co_return std::move(stream);
+}
+
+async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  if (buf.empty()) co_return std::size_t{0};
+  for (;;) {
+    if (c->rx != nullptr) {
+      const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
+      const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
+      c->rx = pbuf_free_header(c->rx, n);  // frees the fully consumed pbufs
+      if (c->pcb != nullptr) tcp_recved(c->pcb, n);
+      co_return std::size_t{n};
+    }
+    if (c->eof) co_return std::size_t{0};
+    if (c->pcb == nullptr) co_return Unexpected(to_error(c->error));
+    c->rx_event.reset();
+    co_await c->rx_event.wait();
+  }
+}
+
+async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  std::size_t done = 0;
+  while (done < data.size()) {
+    if (c->pcb == nullptr) co_return Unexpected(to_error(c->error));
+    if (c->tx_shut) co_return Unexpected(Error::kInvalidArgument);
+    tcp_pcb* pcb = c->pcb;
+    const std::size_t space = tcp_sndbuf(pcb);
+    if (space > 0 && tcp_sndqueuelen(pcb) < TCP_SND_QUEUELEN) {
+      const std::size_t left = data.size() - done;
+      const auto chunk = static_cast<u16_t>(std::min({space, left, std::size_t{0xFFFF}}));
+      const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left ? TCP_WRITE_FLAG_MORE : 0);
+      const err_t err = tcp_write(pcb, data.data() + done, chunk, flags);
+      if (err == ERR_OK) {
+        done += chunk;
+        continue;
+      }
+      if (err != ERR_MEM) co_return Unexpected(to_error(err));
+    }
+    // No room (send buffer, segment queue or lwIP's heap): push what is
+    // queued and wait for acknowledgements (sent), the poll timer or an error.
+    c->tx_event.reset();
+    tcp_output(pcb);
+    co_await c->tx_event.wait();
+  }
+  if (c->pcb != nullptr) {
+    const err_t err = tcp_output(c->pcb);
+    if (err != ERR_OK && err != ERR_MEM) co_return Unexpected(to_error(err));
+  }
+  co_return done;
+}
+
+Result<void> TcpStream::shutdown() noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) return Unexpected(Error::kInvalidArgument);
+  if (c->pcb == nullptr) return Unexpected(to_error(c->error));
+  if (c->tx_shut) return {};
+  const err_t err = tcp_shutdown(c->pcb, 0, 1);
+  if (err != ERR_OK) return Unexpected(to_error(err));
+  c->tx_shut = true;
+  return {};
+}
+
+Result<void> TcpStream::close() noexcept {
+  Conn* c = std::exchange(conn_, nullptr);
+  if (c == nullptr) return {};
+  return close_conn(c);
+}
+
+void TcpStream::abort() noexcept {
+  if (Conn* c = std::exchange(conn_, nullptr)) abort_conn(c);
+}
+
+void TcpStream::set_nodelay(bool on) noexcept {
+  if (conn_ == nullptr || conn_->pcb == nullptr) return;
+  if (on) {
+    tcp_nagle_disable(conn_->pcb);
+  } else {
+    tcp_nagle_enable(conn_->pcb);
+  }
+}
+
+TcpEndpoint TcpStream::peer() const noexcept { return conn_ ? conn_->peer : TcpEndpoint{}; }
+TcpEndpoint TcpStream::local() const noexcept { return conn_ ? conn_->local : TcpEndpoint{}; }
+int TcpStream::lwip_error() const noexcept { return conn_ ? conn_->error : ERR_OK; }
+std::size_t TcpStream::readable() const noexcept {
+  return (conn_ && conn_->rx) ? conn_->rx->tot_len : 0;
+}
+
+// ---- TcpListener -------------------------------------------------------------
+
+TcpListener::TcpListener(TcpListener&& other) noexcept
+    : state_(std::exchange(other.state_, nullptr)) {}
+
+TcpListener& TcpListener::operator=(TcpListener&& other) noexcept {
+  if (this != &other) {
+    close();
+    state_ = std::exchange(other.state_, nullptr);
+  }
+  return *this;
+}
+
+TcpListener::~TcpListener() { close(); }
+
+Result<TcpListener> TcpListener::listen(std::uint16_t port, std::size_t backlog) noexcept {
+  if (backlog == 0) return Unexpected(Error::kInvalidArgument);
+  ListenerState* l = nullptr;
+  for (ListenerState& s : g_listeners) {
+    if (!s.in_use) {
+      l = &s;
+      break;
+    }
+  }
+  if (l == nullptr) return Unexpected(Error::kNoMemory);
+  tcp_pcb* pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+  if (pcb == nullptr) return Unexpected(Error::kNoMemory);
+  const err_t err = tcp_bind(pcb, IP4_ADDR_ANY, port);
+  if (err != ERR_OK) {
+    tcp_abort(pcb);  // never connected: just frees it
+    return Unexpected(to_error(err));
+  }
+  err_t listen_err = ERR_OK;
+  tcp_pcb* lpcb = tcp_listen_with_backlog_and_err(pcb, 0xFF, &listen_err);
+  if (lpcb == nullptr) {
+    tcp_abort(pcb);
+    return Unexpected(to_error(listen_err));
+  }
+  l->in_use = true;
+  l->pcb = lpcb;
+  l->backlog = backlog;
+  l->port = lpcb->local_port;
+  tcp_arg(lpcb, l);
+  tcp_accept(lpcb, on_accept);
+  return TcpListener(l);
+}
+
+async::Task<TcpStream> TcpListener::accept() noexcept {
+  ListenerState* l = state_;
+  if (l == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  for (;;) {
+    while (Conn* c = l->head) {
+      l->head = c->next_pending;
+      if (l->head == nullptr) l->tail = nullptr;
+      c->next_pending = nullptr;
+      --l->pending;
+      if (c->pcb == nullptr && c->rx == nullptr && !c->eof) {
+        release_conn(c);  // reset before anyone saw it
+        continue;
+      }
+      co_return TcpStream(c);
+    }
+    if (l->pcb == nullptr) co_return Unexpected(Error::kCancelled);
+    l->accept_event.reset();
+    co_await l->accept_event.wait();
+  }
+}
+
+std::uint64_t TcpListener::refused() const noexcept { return state_ ? state_->refused : 0; }
+std::size_t TcpListener::pending() const noexcept { return state_ ? state_->pending : 0; }
+std::uint16_t TcpListener::port() const noexcept { return state_ ? state_->port : 0; }
+
+void TcpListener::close() noexcept {
+  ListenerState* l = std::exchange(state_, nullptr);
+  if (l == nullptr) return;
+  if (l->pcb != nullptr) {
+    tcp_arg(l->pcb, nullptr);
+    tcp_accept(l->pcb, nullptr);
+    tcp_close(l->pcb);  // a listening pcb closes without allocating
+    l->pcb = nullptr;
+  }
+  while (Conn* c = l->head) {
+    l->head = c->next_pending;
+    abort_conn(c);
+  }
+  l->tail = nullptr;
+  l->pending = 0;
+  l->refused = 0;
+  l->accept_event.set();  // a pending accept() wakes and sees kCancelled
+  l->accept_event.reset();
+  l->in_use = false;
+}
+
+}  // namespace starling::net

@@ -1,0 +1,162 @@
+#ifndef STARLING_NET_TCP_TCP_H_
+#define STARLING_NET_TCP_TCP_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernel/async/task.h"
+#include "kernel/lib/result.h"
+
+// The coroutine TCP API over lwIP's raw API (NO_SYS=1). lwIP's callbacks
+// (accept, recv, sent, err, poll) stay inside tcp.cc; applications see
+// listeners, streams and Tasks:
+//
+//   auto listener = TcpListener::listen(1236, 8);
+//   for (;;) {
+//     Result<TcpStream> s = co_await listener->accept();
+//     ...
+//     auto n = co_await async::with_timeout(stream.read(buf), 5 * kSecond);
+//   }
+//
+// Everything runs in task context on the executor (lwIP is never entered from
+// an interrupt handler). Every wait (accept, read, write, connect) is a Task,
+// so async::with_timeout / with_deadline bound it; a cancelled wait unlinks
+// itself and leaves the stream usable (a cancelled write may have queued part
+// of its data: the stream is then only good for close()).
+//
+// Memory: connection state comes from a fixed pool of MEMP_NUM_TCP_PCB slots
+// (and listeners from MEMP_NUM_TCP_PCB_LISTEN): no heap per connection or per
+// packet. Received pbufs are queued per connection (chained) until read() copies
+// them out and opens the window (tcp_recved). A full pool or a full accept
+// backlog refuses the connection (RST via tcp_abort) and counts it.
+//
+// Errors (lwIP err_t -> starling::Error), see to_error():
+//   ERR_MEM, ERR_BUF                         -> kNoMemory
+//   ERR_TIMEOUT                              -> kTimedOut
+//   ERR_RTE                                  -> kNotFound (no route)
+//   ERR_INPROGRESS/WOULDBLOCK/ALREADY/ISCONN/USE -> kBusy
+//   ERR_VAL, ERR_ARG                         -> kInvalidArgument
+//   ERR_RST, ERR_ABRT, ERR_CLSD, ERR_CONN, ERR_IF and others -> kDeviceError
+// TcpStream::lwip_error() keeps the raw err_t (e.g. ERR_RST for a reset).
+// Operations on a stream the application closed or shut down for writing
+// are kInvalidArgument.
+namespace starling::net {
+
+// An IPv4 endpoint; `ip` in network byte order (lwIP's ip4_addr_t.addr).
+struct TcpEndpoint {
+  std::uint32_t ip = 0;
+  std::uint16_t port = 0;
+};
+
+// Builds an address in network order from its four octets.
+constexpr std::uint32_t ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
+  // Little-endian targets only (arch/cc.h): the first octet is the low byte.
+  return std::uint32_t{a} | (std::uint32_t{b} << 8) | (std::uint32_t{c} << 16) |
+         (std::uint32_t{d} << 24);
+}
+
+// Global counters (one lwIP instance per kernel).
+struct TcpStats {
+  std::uint64_t accepted = 0;          // connections handed to a listener's queue
+  std::uint64_t refused_backlog = 0;   // aborted: the listener's backlog was full
+  std::uint64_t refused_pool = 0;      // aborted: no connection slot / no lwIP pcb
+  std::uint64_t resets = 0;            // connections that ended with ERR_RST
+  std::uint64_t errors = 0;            // all tcp_err callbacks (resets included)
+  std::uint64_t close_aborts = 0;      // close() fell back to tcp_abort
+  std::size_t connections_in_use = 0;  // pool slots currently held
+  std::size_t pool_size = 0;           // pool slots available in total
+};
+const TcpStats& tcp_stats() noexcept;
+
+// The lwIP error mapping above (err is an lwIP err_t).
+Error to_error(int err) noexcept;
+
+namespace detail {
+struct Conn;
+struct ListenerState;
+}  // namespace detail
+
+class TcpStream {
+ public:
+  TcpStream() noexcept = default;
+  TcpStream(TcpStream&& other) noexcept;
+  TcpStream& operator=(TcpStream&& other) noexcept;
+  TcpStream(const TcpStream&) = delete;
+  TcpStream& operator=(const TcpStream&) = delete;
+  ~TcpStream();  // close()
+
+  // Active open (clients, tests). Waits for the handshake.
+  static async::Task<TcpStream> connect(TcpEndpoint remote) noexcept;
+
+  bool valid() const noexcept { return conn_ != nullptr; }
+
+  // Copies up to buf.size() received bytes (waits until there is at least
+  // one); 0 at end of stream (the peer's FIN, after all data). Data that
+  // arrived before a reset is returned first, then the error.
+  async::Task<std::size_t> read(std::span<std::byte> buf) noexcept;
+  // Queues all of `data` (copying into lwIP), waiting for send-buffer space
+  // (tcp_sndbuf / the sent callback) as often as needed, and pushes it with
+  // tcp_output. Returns data.size().
+  async::Task<std::size_t> write(std::span<const std::byte> data) noexcept;
+
+  // Half-close: sends FIN after the queued data; reads still work.
+  Result<void> shutdown() noexcept;
+  // Graceful close (tcp_close: queued data is still delivered, then FIN);
+  // falls back to tcp_abort (RST) if lwIP cannot queue the FIN. Releases the
+  // slot; the stream becomes invalid. Idempotent.
+  Result<void> close() noexcept;
+  // Immediate reset (RST); releases the slot.
+  void abort() noexcept;
+
+  // Nagle off (the default here: echo wants latency) or on.
+  void set_nodelay(bool on) noexcept;
+
+  TcpEndpoint peer() const noexcept;
+  TcpEndpoint local() const noexcept;
+  // The raw lwIP err_t that ended the connection (0 = ERR_OK if none).
+  int lwip_error() const noexcept;
+  // Bytes received and not yet read.
+  std::size_t readable() const noexcept;
+
+ private:
+  friend class TcpListener;
+  explicit TcpStream(detail::Conn* conn) noexcept : conn_(conn) {}
+  detail::Conn* conn_ = nullptr;
+};
+
+class TcpListener {
+ public:
+  TcpListener() noexcept = default;
+  TcpListener(TcpListener&& other) noexcept;
+  TcpListener& operator=(TcpListener&& other) noexcept;
+  TcpListener(const TcpListener&) = delete;
+  TcpListener& operator=(const TcpListener&) = delete;
+  ~TcpListener();  // close()
+
+  // Listens on any address. `backlog`: connections accepted by lwIP but not
+  // yet by accept() (at least 1); beyond it new connections are refused.
+  // kBusy if the port is taken, kNoMemory if no listener slot/pcb is left.
+  static Result<TcpListener> listen(std::uint16_t port, std::size_t backlog) noexcept;
+
+  bool valid() const noexcept { return state_ != nullptr; }
+  // Waits for the next established connection.
+  async::Task<TcpStream> accept() noexcept;
+  // Connections refused by this listener (backlog or pool full).
+  std::uint64_t refused() const noexcept;
+  std::size_t pending() const noexcept;
+  std::uint16_t port() const noexcept;
+  // Stops listening; connections not yet accepted are reset. Idempotent.
+  void close() noexcept;
+
+ private:
+  explicit TcpListener(detail::ListenerState* s) noexcept : state_(s) {}
+  detail::ListenerState* state_ = nullptr;
+};
+
+// For tests: limit the connection pool to `slots` (<= its size; 0 = full size).
+void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept;
+
+}  // namespace starling::net
+
+#endif  // STARLING_NET_TCP_TCP_H_

@@ -1,0 +1,31 @@
+// The hooks net/lwip/arch/cc.h declares, for host tests, and sys_now() on
+// the host board's clock (as net/lwip/sys_arch.cc does for the kernel).
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "lwip/sys.h"
+#include "platform/hal/clock.h"
+
+extern "C" void starling_lwip_assert(const char* message, const char* file, int line) {
+  std::fprintf(stderr, "lwIP assertion failed: %s at %s:%d\n", message, file, line);
+  std::abort();
+}
+
+extern "C" void starling_lwip_diag(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(stderr, format, args);
+  va_end(args);
+}
+
+extern "C" uint32_t starling_lwip_rand(void) {
+  static std::minstd_rand rng(12345);
+  return static_cast<uint32_t>(rng());
+}
+
+extern "C" u32_t sys_now(void) {
+  return static_cast<u32_t>(starling::hal::now_ns() / 1'000'000U);
+}

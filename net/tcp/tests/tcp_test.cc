@@ -1,0 +1,340 @@
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernel/async/scope.h"
+#include "kernel/async/sleep.h"
+#include "kernel/async/timeout.h"
+#include "lwip/err.h"
+#include "net/tcp/tcp.h"
+#include "net/tcp/tests/loopback.h"
+#include "net/tcp/tests/tcp_harness.h"
+
+namespace starling::net::testing {
+namespace {
+
+using async::kMillisecond;
+using async::Task;
+
+std::byte pattern(std::size_t i) { return static_cast<std::byte>((i * 7 + i / 251) & 0xFF); }
+
+// Reads until EOF; returns everything.
+Task<std::vector<std::byte>> read_all(TcpStream& s) {
+  std::vector<std::byte> out;
+  std::array<std::byte, 3000> buf;
+  for (;;) {
+    Result<std::size_t> n = co_await s.read(buf);
+    if (!n) co_return Unexpected(n.error());
+    if (*n == 0) co_return std::move(out);
+    out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
+  }
+}
+
+// Echoes until EOF, then closes.
+Task<void> echo(TcpStream s) {
+  std::array<std::byte, 2048> buf;
+  for (;;) {
+    Result<std::size_t> n = co_await s.read(buf);
+    if (!n) co_return Unexpected(n.error());
+    if (*n == 0) break;
+    Result<std::size_t> w = co_await s.write(std::span(buf.data(), *n));
+    if (!w) co_return Unexpected(w.error());
+  }
+  co_return s.close();
+}
+
+// Accepts forever, an echo task per connection.
+Task<void> echo_server(TcpListener& l, async::Scope& conns) {
+  for (;;) {
+    Result<TcpStream> s = co_await l.accept();
+    if (!s) co_return Unexpected(s.error());
+    (void)conns.spawn(echo(std::move(*s)));
+  }
+}
+
+// Sends `size` bytes of the pattern, half-closes, reads the echo, checks it.
+Task<void> echo_client(std::uint16_t port, std::size_t size) {
+  Result<TcpStream> c = co_await TcpStream::connect(kServer(port));
+  if (!c) co_return Unexpected(c.error());
+  TcpStream& s = *c;
+  std::vector<std::byte> data(size);
+  for (std::size_t i = 0; i < size; ++i) data[i] = pattern(i);
+  async::Scope writer;
+  auto send = [](TcpStream& s, std::span<const std::byte> d) -> Task<void> {
+    Result<std::size_t> w = co_await s.write(d);
+    if (!w) co_return Unexpected(w.error());
+    co_return s.shutdown();
+  };
+  (void)writer.spawn(send(s, data));
+  Result<std::vector<std::byte>> got = co_await read_all(s);
+  Result<void> wr = co_await writer.join();
+  if (!wr) co_return wr;
+  if (!got) co_return Unexpected(got.error());
+  if (*got != data) co_return Unexpected(Error::kMalformed);
+  co_return s.close();
+}
+
+TEST_F(TcpTest, EchoOneMebibyte) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7001, 4);
+    EXPECT_TRUE(l.ok());
+    if (!l) co_return Unexpected(l.error());
+    async::Scope server;
+    async::Scope conns;
+    (void)server.spawn(echo_server(*l, conns));
+    Result<void> r = co_await echo_client(7001, std::size_t{1} << 20);
+    EXPECT_TRUE(r.ok()) << error_name(r.error());
+    Result<void> j = co_await conns.join();
+    EXPECT_TRUE(j.ok());
+    co_return r;
+  };
+  Result<void> r = run(body());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+TEST_F(TcpTest, FiftyConcurrentClients) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7002, 64);
+    if (!l) co_return Unexpected(l.error());
+    async::Scope server;
+    async::Scope conns;
+    (void)server.spawn(echo_server(*l, conns));
+    async::Scope clients;
+    for (int i = 0; i < 50; ++i) (void)clients.spawn(echo_client(7002, 20000 + 97 * i));
+    Result<void> r = co_await clients.join();
+    EXPECT_TRUE(r.ok()) << error_name(r.error());
+    EXPECT_EQ(clients.failures(), 0u);
+    EXPECT_TRUE((co_await conns.join()).ok());
+    EXPECT_EQ(l->refused(), 0u);
+    co_return r;
+  };
+  Result<void> r = run(body());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+TEST_F(TcpTest, WriteWaitsForSendSpaceWithSlowReader) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7003, 4);
+    if (!l) co_return Unexpected(l.error());
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(7003));
+    if (!c) co_return Unexpected(c.error());
+    Result<TcpStream> s = co_await l->accept();
+    if (!s) co_return Unexpected(s.error());
+    constexpr std::size_t kSize = 512 * 1024;  // > send buffer + peer window
+    std::vector<std::byte> data(kSize);
+    for (std::size_t i = 0; i < kSize; ++i) data[i] = pattern(i);
+    bool written = false;
+    auto writer = [](TcpStream& s, std::span<const std::byte> d, bool& done) -> Task<void> {
+      Result<std::size_t> w = co_await s.write(d);
+      if (!w) co_return Unexpected(w.error());
+      done = true;
+      co_return s.shutdown();
+    };
+    async::Scope scope;
+    (void)scope.spawn(writer(*s, data, written));
+    co_await async::sleep_for(100 * kMillisecond);
+    EXPECT_FALSE(written) << "write returned although the reader read nothing";
+    EXPECT_GT(c->readable(), 0u);
+    Result<std::vector<std::byte>> got = co_await read_all(*c);
+    EXPECT_TRUE(got.ok());
+    EXPECT_TRUE((co_await scope.join()).ok());
+    EXPECT_TRUE(written);
+    EXPECT_TRUE(got.ok() && *got == data);
+    EXPECT_TRUE(c->close().ok());
+    EXPECT_TRUE(s->close().ok());
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+TEST_F(TcpTest, ReadTimeoutLeavesStreamUsable) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7004, 4);
+    if (!l) co_return Unexpected(l.error());
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(7004));
+    if (!c) co_return Unexpected(c.error());
+    Result<TcpStream> s = co_await l->accept();
+    if (!s) co_return Unexpected(s.error());
+    std::array<std::byte, 16> buf;
+    Result<std::size_t> r = co_await async::with_timeout(s->read(buf), 30 * kMillisecond);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.error(), Error::kTimedOut);
+    // A timed-out accept unlinks too.
+    Result<TcpStream> a = co_await async::with_timeout(l->accept(), 10 * kMillisecond);
+    EXPECT_EQ(a.error(), Error::kTimedOut);
+    const std::array<std::byte, 2> hi{std::byte{'h'}, std::byte{'i'}};
+    EXPECT_TRUE((co_await c->write(hi)).ok());
+    r = co_await async::with_timeout(s->read(buf), 1000 * kMillisecond);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.value_or(0), 2u);
+    EXPECT_EQ(buf[0], std::byte{'h'});
+    EXPECT_EQ(s->peer().port, c->local().port);
+    EXPECT_EQ(s->peer().ip, kServer(0).ip);
+    EXPECT_EQ(c->peer().port, 7004);
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+TEST_F(TcpTest, PeerResetMidStreamIsAnErrorValue) {
+  auto body = []() -> Task<void> {
+    const std::uint64_t resets = tcp_stats().resets;
+    Result<TcpListener> l = TcpListener::listen(7005, 4);
+    if (!l) co_return Unexpected(l.error());
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(7005));
+    if (!c) co_return Unexpected(c.error());
+    Result<TcpStream> s = co_await l->accept();
+    if (!s) co_return Unexpected(s.error());
+    std::vector<std::byte> data(10000, std::byte{1});
+    EXPECT_TRUE((co_await c->write(data)).ok());
+    std::array<std::byte, 100> buf;
+    EXPECT_TRUE((co_await s->read(buf)).ok());
+    c->abort();  // RST
+    std::size_t total = 100;
+    Result<std::size_t> r = std::size_t{0};
+    for (;;) {  // queued data first, then the error
+      r = co_await async::with_timeout(s->read(buf), 2000 * kMillisecond);
+      if (!r || *r == 0) break;
+      total += *r;
+    }
+    EXPECT_FALSE(r.ok());
+    EXPECT_LE(total, data.size());
+    EXPECT_EQ(r.error(), Error::kDeviceError);
+    EXPECT_EQ(s->lwip_error(), ERR_RST);
+    EXPECT_EQ(tcp_stats().resets, resets + 1);
+    Result<std::size_t> w = co_await s->write(data);
+    EXPECT_EQ(w.error(), Error::kDeviceError);
+    EXPECT_TRUE(s->close().ok());
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+TEST_F(TcpTest, BacklogFullRefusesAndCountsExistingUnaffected) {
+  auto body = []() -> Task<void> {
+    const TcpStats before = tcp_stats();
+    Result<TcpListener> l = TcpListener::listen(7006, 2);
+    if (!l) co_return Unexpected(l.error());
+    // One accepted, echoing connection.
+    Result<TcpStream> c0 = co_await TcpStream::connect(kServer(7006));
+    if (!c0) co_return Unexpected(c0.error());
+    Result<TcpStream> s0 = co_await l->accept();
+    if (!s0) co_return Unexpected(s0.error());
+    async::Scope conns;
+    (void)conns.spawn(echo(std::move(*s0)));
+    // Five more, never accepted: two fit the backlog, three are reset.
+    std::vector<TcpStream> extra;
+    for (int i = 0; i < 5; ++i) {
+      Result<TcpStream> c = co_await TcpStream::connect(kServer(7006));
+      if (c) extra.push_back(std::move(*c));
+    }
+    co_await async::sleep_for(20 * kMillisecond);
+    EXPECT_EQ(l->pending(), 2u);
+    EXPECT_EQ(l->refused(), 3u);
+    EXPECT_EQ(tcp_stats().refused_backlog, before.refused_backlog + 3);
+    int reset = 0;
+    for (TcpStream& c : extra) {
+      std::array<std::byte, 4> buf;
+      Result<std::size_t> r = co_await async::with_timeout(c.read(buf), 20 * kMillisecond);
+      if (!r && r.error() == Error::kDeviceError) ++reset;
+    }
+    EXPECT_EQ(reset, 3);
+    // The established connection still works.
+    const std::array<std::byte, 3> abc{std::byte{'a'}, std::byte{'b'}, std::byte{'c'}};
+    EXPECT_TRUE((co_await c0->write(abc)).ok());
+    std::array<std::byte, 3> got{};
+    Result<std::size_t> n = co_await async::with_timeout(c0->read(got), 1000 * kMillisecond);
+    EXPECT_EQ(n.value_or(0), 3u);
+    EXPECT_EQ(got, abc);
+    EXPECT_TRUE(c0->shutdown().ok());
+    EXPECT_TRUE((co_await conns.join()).ok());
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+TEST_F(TcpTest, PoolExhaustionRefusesAndCounts) {
+  auto body = []() -> Task<void> {
+    const TcpStats before = tcp_stats();
+    Result<TcpListener> l = TcpListener::listen(7007, 8);
+    if (!l) co_return Unexpected(l.error());
+    // Three slots: client 1 + its server side + client 2; client 2's server
+    // side finds the pool empty and is refused (reset).
+    set_tcp_pool_limit_for_testing(3);
+    Result<TcpStream> c1 = co_await TcpStream::connect(kServer(7007));
+    EXPECT_TRUE(c1.ok());
+    Result<TcpStream> s1 = co_await l->accept();
+    EXPECT_TRUE(s1.ok());
+    Result<TcpStream> c2 = co_await TcpStream::connect(kServer(7007));
+    EXPECT_TRUE(c2.ok());
+    co_await async::sleep_for(20 * kMillisecond);
+    EXPECT_EQ(tcp_stats().refused_pool, before.refused_pool + 1);
+    EXPECT_EQ(l->refused(), 1u);
+    std::array<std::byte, 4> buf;
+    Result<std::size_t> r = co_await async::with_timeout(c2->read(buf), 20 * kMillisecond);
+    EXPECT_EQ(r.error(), Error::kDeviceError);
+    // A client with no slot left: kNoMemory at once.
+    Result<TcpStream> c3 = co_await TcpStream::connect(kServer(7007));
+    EXPECT_EQ(c3.error(), Error::kNoMemory);
+    // The established pair is unaffected.
+    const std::array<std::byte, 1> x{std::byte{'x'}};
+    EXPECT_TRUE((co_await s1->write(x)).ok());
+    r = co_await async::with_timeout(c1->read(buf), 1000 * kMillisecond);
+    EXPECT_EQ(r.value_or(0), 1u);
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+TEST_F(TcpTest, ShutdownAndCloseSemantics) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7008, 4);
+    if (!l) co_return Unexpected(l.error());
+    EXPECT_EQ(TcpListener::listen(7008, 4).error(), Error::kBusy);  // port taken
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(7008));
+    if (!c) co_return Unexpected(c.error());
+    Result<TcpStream> s = co_await l->accept();
+    if (!s) co_return Unexpected(s.error());
+    const std::array<std::byte, 4> ping{std::byte{'p'}, std::byte{'i'}, std::byte{'n'}, std::byte{'g'}};
+    EXPECT_TRUE((co_await c->write(ping)).ok());
+    EXPECT_TRUE(c->shutdown().ok());                               // FIN after "ping"
+    EXPECT_EQ((co_await c->write(ping)).error(), Error::kInvalidArgument);  // no writes after it
+    Result<std::vector<std::byte>> got = co_await read_all(*s);    // data, then EOF
+    EXPECT_TRUE(got.ok() && got->size() == 4);
+    std::array<std::byte, 4> buf;
+    EXPECT_EQ((co_await s->read(buf)).value_or(99), 0u);           // EOF again
+    EXPECT_TRUE((co_await s->write(ping)).ok());                   // half-closed: still writable
+    EXPECT_TRUE(s->close().ok());                                  // graceful: data then FIN
+    EXPECT_TRUE(s->close().ok());                                  // idempotent
+    EXPECT_FALSE(s->valid());
+    EXPECT_EQ((co_await s->read(buf)).error(), Error::kInvalidArgument);
+    got = co_await async::with_timeout(read_all(*c), 1000 * kMillisecond);
+    EXPECT_TRUE(got.ok() && got->size() == 4);                     // delivered before FIN
+    // A cancelled write (peer not reading) unlinks; close still works.
+    Result<TcpStream> c2 = co_await TcpStream::connect(kServer(7008));
+    Result<TcpStream> s2 = co_await l->accept();
+    EXPECT_TRUE(c2.ok() && s2.ok());
+    std::vector<std::byte> big(400 * 1024, std::byte{7});
+    Result<std::size_t> w = co_await async::with_timeout(s2->write(big), 30 * kMillisecond);
+    EXPECT_EQ(w.error(), Error::kTimedOut);
+    EXPECT_TRUE(s2->close().ok());  // graceful, or an abort when unsent data cannot drain
+    EXPECT_EQ((co_await s2->write(big)).error(), Error::kInvalidArgument);  // closed for good
+    c2->abort();
+    // Closing the listener resets connections not yet accepted.
+    Result<TcpStream> c3 = co_await TcpStream::connect(kServer(7008));
+    co_await async::sleep_for(10 * kMillisecond);
+    EXPECT_EQ(l->pending(), 1u);
+    l->close();
+    co_await async::sleep_for(10 * kMillisecond);
+    EXPECT_EQ((co_await c3->read(buf)).error(), Error::kDeviceError);
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+}  // namespace
+}  // namespace starling::net::testing
