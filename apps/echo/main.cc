@@ -1,7 +1,8 @@
 // echo: the benchmark's echo server (../shared/docs/BENCHMARK.md).
 //   UDP 1235: every datagram goes back to its sender, byte for byte.
-//   TCP 1236 (echo) and TCP 1237 (utilisation) come from the TCP work: each
-//   is one more coroutine spawned into the same Scope below.
+//   TCP 1236: every connection's bytes go back on it, many connections at once.
+//   TCP 1237: the ipbench cpu_target_lukem utilisation service, one client at
+//             a time, reporting the executor's idle and total cycles.
 //
 // The address is 10.0.2.15/24 via 10.0.2.2 (QEMU user networking), or what
 // the kernel command line says: `ip=dhcp` or `ip=A.B.C.D/N[,gw=E.F.G.H]`
@@ -24,7 +25,9 @@
 #include "kernel/fdt/device_tree.h"
 #include "kernel/mem/address.h"
 #include "net/netif/ip_config.h"
+#include "net/ipbench/utilisation.h"
 #include "net/netif/netif.h"
+#include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
 #include "platform/qemu_virt/nic.h"
 
@@ -35,6 +38,11 @@ using console::print;
 using Netif = net::Netif<board::Nic>;
 
 constexpr std::uint16_t kUdpEchoPort = 1235;
+constexpr std::uint16_t kTcpEchoPort = 1236;
+constexpr std::uint16_t kUtilisationPort = 1237;
+constexpr std::uint8_t kTcpBacklog = 16;
+// A connection that says nothing for this long is closed: it holds a PCB.
+constexpr std::uint64_t kTcpIdleTimeoutNs = 60 * async::kSecond;
 constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
 constexpr std::size_t kMaxDeviceTreeBytes = 2u << 20;
 // A full TX ring: retry the reply a few times, then drop it (counted).
@@ -92,6 +100,57 @@ async::Task<void> udp_echo(std::uint16_t port) {
   }
 }
 
+void print_failure(const char* what, Error error) {
+  print("echo: FAIL ");
+  print(what);
+  print(": ");
+  print(error_name(error));
+  print("\n");
+}
+
+// One TCP echo connection: read what arrived, write it back (write waits for
+// send-buffer space, so a client that does not read slows only itself).
+async::Task<void> tcp_echo_connection(net::TcpStream stream) {
+  std::byte buffer[2048];
+  for (;;) {
+    auto n = co_await async::with_timeout(stream.read(buffer), kTcpIdleTimeoutNs);
+    if (!n.ok() || *n == 0) break;
+    auto written = co_await stream.write(std::span<const std::byte>(buffer, *n));
+    if (!written.ok()) break;
+  }
+  co_return stream.close();
+}
+
+async::Task<void> tcp_echo(std::uint16_t port) {
+  auto listener = net::TcpListener::listen(port, kTcpBacklog);
+  if (!listener.ok()) {
+    print_failure("tcp echo listen", listener.error());
+    co_return Unexpected(listener.error());
+  }
+  print("echo: tcp echo on port ");
+  console::print_dec(port);
+  print("\n");
+  async::Scope connections;
+  for (;;) {
+    auto stream = co_await listener->accept();
+    if (!stream.ok()) co_return Unexpected(stream.error());
+    // A connection that cannot get a frame is refused, not fatal.
+    (void)connections.spawn(tcp_echo_connection(std::move(*stream)));
+  }
+}
+
+async::Task<void> utilisation(std::uint16_t port) {
+  auto listener = net::TcpListener::listen(port, 1);
+  if (!listener.ok()) {
+    print_failure("utilisation listen", listener.error());
+    co_return Unexpected(listener.error());
+  }
+  print("echo: utilisation service on port ");
+  console::print_dec(port);
+  print("\n");
+  co_return co_await net::ipbench::serve_utilisation(*listener);
+}
+
 async::Task<int> serve(const BootInfo& boot) {
   auto nic = board::nic(boot::page_allocator());
   if (!nic.ok()) {
@@ -127,7 +186,8 @@ async::Task<int> serve(const BootInfo& boot) {
   print(config.dhcp ? " (dhcp)\n" : " (static)\n");
 
   (void)scope.spawn(udp_echo(kUdpEchoPort));
-  // TCP echo (1236) and the utilisation service (1237) join here.
+  (void)scope.spawn(tcp_echo(kTcpEchoPort));
+  (void)scope.spawn(utilisation(kUtilisationPort));
   print("echo: ready\n");
   auto joined = co_await scope.join();
   print("echo: FAIL a service stopped: ");
