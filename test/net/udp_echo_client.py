@@ -16,21 +16,13 @@ Everything is bounded: socket timeouts, a bounded number of packets, and
 QEMU's own --timeout. Exit 0 on success.
 """
 import argparse
-import os
 import socket
 import statistics
 import struct
-import subprocess
 import sys
 import time
 
-
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+from echo_guest import EchoGuest, report
 
 
 def payload(n, seed):
@@ -47,33 +39,13 @@ def main():
     ap.add_argument("--expect", action="append", default=[])
     args = ap.parse_args()
 
-    out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
-    log_path = os.path.join(out_dir, "console.log")
-    udp_port = free_port(socket.SOCK_DGRAM)
-    env = dict(os.environ,
-               STARLING_ECHO_UDP_PORT=str(udp_port),
-               STARLING_ECHO_TCP_PORT=str(free_port(socket.SOCK_STREAM)),
-               STARLING_UTIL_TCP_PORT=str(free_port(socket.SOCK_STREAM)))
-    cmd = [args.launcher, "--timeout", str(args.timeout)]
-    if args.append:
-        cmd += ["--", "-append", args.append]
-    log = open(log_path, "wb")
-    qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env)
+    guest = EchoGuest(args.launcher, args.timeout, args.append)
     failures = []
-
-    def console():
-        with open(log_path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-
     try:
-        deadline = time.monotonic() + args.timeout
-        while "echo: ready" not in console():
-            if qemu.poll() is not None or time.monotonic() > deadline:
-                failures.append("never saw 'echo: ready'")
-                return finish(failures, console(), qemu)
-            time.sleep(0.1)
-        # the socket task prints after "ready"; give the executor a moment
-        time.sleep(0.2)
+        if not guest.wait_ready():
+            failures.append("never saw 'echo: ready'")
+            return report(failures, guest.console(), args.expect)
+        udp_port = guest.udp_port
 
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.settimeout(1.0)
@@ -165,37 +137,9 @@ def main():
         if lost * 100.0 / n > args.max_loss_percent:
             failures.append(f"burst: lost {lost}/{n} (> {args.max_loss_percent}%)")
     finally:
-        qemu.terminate()
-        try:
-            qemu.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            qemu.kill()
-            qemu.wait()
-        log.close()
-    return finish(failures, console(), qemu)
+        guest.stop()
+    return report(failures, guest.console(), args.expect)
 
-
-def finish(failures, text, qemu):
-    if qemu.poll() is None:
-        qemu.terminate()
-    for bad in ("PANIC", "FAIL"):
-        if bad in text:
-            failures.append(f"console shows {bad}")
-    for expected in EXPECT:
-        if expected not in text:
-            failures.append(f"console lacks: {expected}")
-    print("---- console ----")
-    print(text[-3000:])
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
-
-
-EXPECT = []
 
 if __name__ == "__main__":
-    a = [x for x in sys.argv]
-    for i, x in enumerate(a):
-        if x == "--expect" and i + 1 < len(a):
-            EXPECT.append(a[i + 1])
     sys.exit(main())
