@@ -9,7 +9,7 @@ Boots the image (host ports picked free and passed as STARLING_ECHO_*_PORT),
 waits for "echo: ready", then:
   1. payloads of 1, 64 and 1472 bytes, each echoed byte for byte (retried up
      to 5 times: slirp may drop the first datagram while ARP resolves);
-  2. RTT over 200 sequential 64-byte round trips (min/median/max);
+  2. RTT over 200 sequential round trips of 64 and of 1472 bytes (min/median/max);
   3. a burst of N datagrams (sequence-numbered, 1472 bytes) sent in windows
      of 32 outstanding; counts lost, duplicated and corrupted replies.
 Everything is bounded: socket timeouts, a bounded number of packets, and
@@ -70,26 +70,27 @@ def main():
             if not ok and not any(str(n) in f for f in failures):
                 failures.append(f"no {n}-byte echo after 5 attempts")
 
-        # 2. RTT, sequential
-        rtts = []
-        for i in range(200):
-            data = struct.pack("!I", i) + payload(60, i)
-            t0 = time.perf_counter()
-            s.sendto(data, dest)
-            try:
-                while True:
-                    reply, _ = s.recvfrom(65535)
-                    if reply == data:
-                        rtts.append((time.perf_counter() - t0) * 1e6)
-                        break
-            except socket.timeout:
-                pass
-        if rtts:
-            rtts.sort()
-            print(f"udp rtt 64 bytes: n {len(rtts)}/200 min {rtts[0]:.0f} us median "
-                  f"{statistics.median(rtts):.0f} us max {rtts[-1]:.0f} us")
-        if len(rtts) < 190:
-            failures.append(f"only {len(rtts)}/200 sequential round trips")
+        # 2. RTT, sequential, for a small and a full-size payload
+        for rtt_size in (64, 1472):
+            rtts = []
+            for i in range(200):
+                data = struct.pack("!I", i) + payload(rtt_size - 4, i)
+                t0 = time.perf_counter()
+                s.sendto(data, dest)
+                try:
+                    while True:
+                        reply, _ = s.recvfrom(65535)
+                        if reply == data:
+                            rtts.append((time.perf_counter() - t0) * 1e6)
+                            break
+                except socket.timeout:
+                    pass
+            if rtts:
+                rtts.sort()
+                print(f"udp rtt {rtt_size} bytes: n {len(rtts)}/200 min {rtts[0]:.0f} us median "
+                      f"{statistics.median(rtts):.0f} us max {rtts[-1]:.0f} us")
+            if len(rtts) < 190:
+                failures.append(f"only {len(rtts)}/200 sequential {rtt_size}-byte round trips")
 
         # 3. burst, windowed: at most `window` outstanding; a receive timeout
         # writes the outstanding ones off as lost and sending goes on.
