@@ -58,8 +58,9 @@ PACKAGES=(
   # Toolchain fetch by Bazel repository rules: apt-get download + dpkg-deb -x of pinned .debs,
   # `apt-get source` of lwIP (dpkg-dev), its .orig.tar.xz (xz-utils), HTTPS mirrors (ca-certificates).
   xz-utils dpkg-dev ca-certificates
-  # The remote-cache test's cache server (nginx with WebDAV PUT, on loopback).
-  nginx-light
+  # The remote-cache test's cache server (nginx with WebDAV PUT, on loopback);
+  # tshark reads the packet captures (run_qemu.sh --pcap).
+  nginx-light tshark
   # Debugging the kernel through QEMU's gdbstub; clangd of the pinned clang's
   # version for editors (bazel run //toolchain/editor:compile_commands).
   gdb-multiarch clangd-19

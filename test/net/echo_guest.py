@@ -19,7 +19,7 @@ def free_port(kind):
 
 
 class EchoGuest:
-    def __init__(self, launcher, timeout, append=""):
+    def __init__(self, launcher, timeout, append="", runner_args=()):
         out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
         self.log_path = os.path.join(out_dir, "console.log")
         self.udp_port = free_port(socket.SOCK_DGRAM)
@@ -29,7 +29,7 @@ class EchoGuest:
                    STARLING_ECHO_UDP_PORT=str(self.udp_port),
                    STARLING_ECHO_TCP_PORT=str(self.tcp_port),
                    STARLING_UTIL_TCP_PORT=str(self.util_port))
-        cmd = [launcher, "--timeout", str(timeout)]
+        cmd = [launcher, "--timeout", str(timeout), *runner_args]
         if append:
             cmd += ["--", "-append", append]
         self.timeout = timeout
