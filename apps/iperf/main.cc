@@ -1,0 +1,132 @@
+// iperf: lwIP's iperf2 server (lwiperf, raw API) on TCP port 5001.
+//
+// Each finished or aborted session prints one console line:
+//   iperf: session done-server from 10.0.2.2:40522 bytes 1234567 ms 3001 kbit/s 3291
+// The address is 10.0.2.15/24 via 10.0.2.2 (QEMU user networking).
+// `bazel run //apps/iperf:qemu` forwards 127.0.0.1:15001/tcp to guest 5001
+// (STARLING_IPERF_TCP_PORT picks another host port); measure with
+//   iperf -c 127.0.0.1 -p 15001 -t 5
+
+#include "net/port/lwip_prelude.h"  // first: see there
+
+#include <cstdint>
+#include <string_view>
+
+#include "kernel/async/executor.h"
+#include "kernel/async/scope.h"
+#include "kernel/async/task.h"
+#include "kernel/async/timeout.h"
+#include "kernel/boot/app.h"
+#include "kernel/boot/memory.h"
+#include "kernel/console/console.h"
+#include "lwip/apps/lwiperf.h"
+#include "lwip/ip_addr.h"
+#include "net/netif/ip_config.h"
+#include "net/netif/netif.h"
+#include "platform/qemu_virt/nic.h"
+
+namespace starling {
+namespace {
+
+using console::print;
+using Netif = net::Netif<board::Nic>;
+
+constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
+
+void print_ip(std::uint32_t address) {
+  char text[16];
+  print(std::string_view(text, net::format_ipv4(address, text)));
+}
+
+const char* report_name(lwiperf_report_type type) {
+  switch (type) {
+    case LWIPERF_TCP_DONE_SERVER: return "done-server";
+    case LWIPERF_TCP_DONE_CLIENT: return "done-client";
+    case LWIPERF_TCP_ABORTED_LOCAL: return "aborted-local";
+    case LWIPERF_TCP_ABORTED_LOCAL_DATAERROR: return "aborted-local-data-error";
+    case LWIPERF_TCP_ABORTED_LOCAL_TXERROR: return "aborted-local-tx-error";
+    case LWIPERF_TCP_ABORTED_REMOTE: return "aborted-remote";
+  }
+  return "unknown";
+}
+
+std::uint64_t sessions = 0;
+
+// lwiperf's report callback (from lwIP's TCP callbacks, in the netif's task).
+void report(void* /*arg*/, lwiperf_report_type type, const ip_addr_t* /*local_addr*/,
+            u16_t /*local_port*/, const ip_addr_t* remote_addr, u16_t remote_port,
+            u32_t bytes_transferred, u32_t ms_duration, u32_t bandwidth_kbitpsec) {
+  ++sessions;
+  print("iperf: session ");
+  print(report_name(type));
+  print(" from ");
+  if (remote_addr != nullptr) {
+    print_ip(lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(remote_addr))));
+  } else {
+    print("?");
+  }
+  print(":");
+  console::print_dec(remote_port);
+  print(" bytes ");
+  console::print_dec(bytes_transferred);
+  print(" ms ");
+  console::print_dec(ms_duration);
+  print(" kbit/s ");
+  console::print_dec(bandwidth_kbitpsec);
+  print("\n");
+}
+
+async::Task<int> serve() {
+  auto nic = board::nic(boot::page_allocator());
+  if (!nic.ok()) {
+    print("iperf: FAIL no NIC: ");
+    print(error_name(nic.error()));
+    print("\n");
+    co_return 2;
+  }
+  const net::IpConfig config = net::kQemuUserDefault;
+  Netif netif(**nic);
+  if (auto ok = netif.start(config); !ok.ok()) {
+    print("iperf: FAIL netif start: ");
+    print(error_name(ok.error()));
+    print("\n");
+    co_return 3;
+  }
+  async::Scope scope;
+  (void)scope.spawn(netif.run());
+  auto address = co_await async::with_timeout(netif.wait_for_address(), kAddressTimeoutNs);
+  if (!address.ok()) {
+    print("iperf: FAIL no address: ");
+    print(error_name(address.error()));
+    print("\n");
+    co_return 4;
+  }
+  print("iperf: address ");
+  print_ip(netif.address());
+  print("\n");
+
+  if (lwiperf_start_tcp_server_default(&report, nullptr) == nullptr) {
+    print("iperf: FAIL lwiperf_start_tcp_server_default\n");
+    co_return 5;
+  }
+  print("iperf: lwiperf tcp server on port ");
+  console::print_dec(LWIPERF_TCP_PORT_DEFAULT);
+  print("\n");
+  print("iperf: ready\n");
+  // lwiperf runs from lwIP's callbacks inside netif.run(); this returns only
+  // if the netif fails.
+  auto joined = co_await scope.join();
+  print("iperf: FAIL netif stopped: ");
+  print(joined.ok() ? "ok" : error_name(joined.error()));
+  print("\n");
+  co_return 6;
+}
+
+}  // namespace
+}  // namespace starling
+
+int starling_app_main(const starling::BootInfo& /*boot*/) {
+  starling::async::Executor executor;
+  auto code = executor.block_on(starling::serve());
+  return code.ok() ? *code : 1;
+}
