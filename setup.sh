@@ -61,6 +61,8 @@ PACKAGES=(
   # The remote-cache test's cache server (nginx with WebDAV PUT, on loopback);
   # tshark reads the packet captures (run_qemu.sh --pcap).
   nginx-light tshark
+  # Redrawing docs/architecture.png (docs/render.sh).
+  graphviz
   # Debugging the kernel through QEMU's gdbstub; clangd of the pinned clang's
   # version for editors (bazel run //toolchain/editor:compile_commands).
   gdb-multiarch clangd-19
