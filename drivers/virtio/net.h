@@ -25,6 +25,10 @@
 // (descriptors, then avail right after them, used at the next 4 KiB
 // boundary) and 256 buffers of 2 KiB (header + up to 2036 bytes).
 //
+// TX is one copy: transmit() and transmit_gather() copy the frame (its
+// fragments one after the other) straight from the caller's memory into the
+// DMA buffer behind the header; there is no staging buffer.
+//
 // Interrupts: the PLIC source (irq::, one-shot) signals an InterruptSource;
 // wait_for_work() acknowledges InterruptStatus, handles config changes and
 // DEVICE_NEEDS_RESET, and sleeps only after turning queue interrupts back on
@@ -66,6 +70,9 @@ class Net {
   Result<void> release(hal::RxHandle handle);
   Result<void> release(std::span<const hal::RxHandle> handles);
   Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames);
+  // One frame from fragments: each copied once into the TX buffer right
+  // after the zeroed virtio_net_hdr (12 or 10 bytes). See hal::Nic.
+  Result<void> transmit_gather(std::span<const hal::TxFragment> fragments);
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_; }
   const hal::NicStats& stats() const { return stats_; }
@@ -93,6 +100,9 @@ class Net {
   Result<bool> service_interrupt();
   void notify(std::uint32_t queue) const;
   void reclaim_tx();
+  // Zeroed header, then the fragments (`bytes` in all, already checked to
+  // fit), into TX buffer `id`, posted (not yet published).
+  void fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
   void post_rx(std::uint16_t id);
 
   MmioDevice device_;

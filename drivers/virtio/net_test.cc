@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "drivers/irq/irq.h"
@@ -259,6 +260,111 @@ TEST_F(NetTest, TransmitRejectsBadFrames) {
   std::span<const std::byte> empty[] = {std::span<const std::byte>()};
   EXPECT_FALSE(net_.transmit(empty).ok());
   EXPECT_TRUE(device_.transmitted.empty());
+}
+
+// Gather TX: one frame from fragments of every shape (empty ones too), each
+// copied straight behind the zeroed header; what the device reads is the
+// fragments back to back, byte for byte, for both header sizes.
+void gather_frames_back_to_back(Net& net, testing::FakeNetDevice& device, std::uint32_t version) {
+  {
+    std::uint64_t bytes = 0;
+    for (std::uint32_t n = 1; n <= 24; ++n) {
+      const auto whole = frame_of(n, 14 + 37 * n);  // up to 902 bytes
+      // n fragments of uneven sizes, with an empty one after every third.
+      std::vector<hal::TxFragment> fragments;
+      std::size_t at = 0;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const std::size_t len = i + 1 == n ? whole.size() - at : (whole.size() / n) + (i % 3) - 1;
+        fragments.emplace_back(whole.data() + at, len);
+        at += len;
+        if (i % 3 == 2) fragments.emplace_back();
+      }
+      ASSERT_EQ(at, whole.size());
+      ASSERT_TRUE(net.transmit_gather(fragments).ok()) << n;
+      ASSERT_EQ(device.transmitted.back(), whole) << n;
+      ASSERT_EQ(device.tx_headers.back(), (std::array<std::byte, 12>{}));
+      bytes += whole.size();
+    }
+    EXPECT_EQ(device.transmitted.size(), 24u);
+    EXPECT_EQ(device.header_bytes(), version == kVersionLegacy ? 10u : 12u);
+    EXPECT_EQ(net.stats().tx_frames, 24u);
+    EXPECT_EQ(net.stats().tx_bytes, bytes);
+    EXPECT_EQ(net.stats().tx_errors, 0u);
+    // A maximum-size frame in single bytes' worth of ragged pieces.
+    const auto max = frame_of(99, hal::kMaxFrameBytes);
+    const hal::TxFragment pieces[] = {std::span(max).first(1), std::span(max).subspan(1, 1000),
+                                      std::span(max).subspan(1001)};
+    ASSERT_TRUE(net.transmit_gather(pieces).ok());
+    EXPECT_EQ(device.transmitted.back(), max);
+  }
+}
+
+TEST_F(NetTest, TransmitGatherSendsTheFragmentsBackToBack) {
+  ASSERT_TRUE(init().ok());
+  gather_frames_back_to_back(net_, device_, kVersionModern);
+}
+
+TEST_F(NetTest, TransmitGatherSendsTheFragmentsBackToBackLegacy) {
+  device_.version = kVersionLegacy;
+  ASSERT_TRUE(init().ok());
+  gather_frames_back_to_back(net_, device_, kVersionLegacy);
+}
+
+// A full TX ring: transmit_gather() says kBusy (counted) having written
+// nothing at all into the rings or DMA buffers, posted nothing and rung no
+// doorbell; once the device catches up the same call goes through.
+TEST_F(NetTest, TransmitGatherOnAFullRingIsBusyAndWritesNothing) {
+  device_.consume_tx_on_notify = false;
+  ASSERT_TRUE(init().ok());
+  const auto f = frame_of(1, 60);
+  std::vector<std::span<const std::byte>> spans(256, std::span<const std::byte>(f));
+  auto sent = net_.transmit(spans);
+  ASSERT_TRUE(sent.ok());
+  ASSERT_EQ(*sent, 256u);
+  const auto stats = net_.stats();
+  const auto notifies = device_.notifies[1];
+  const std::vector<std::byte> memory(pages_memory_, pages_memory_ + kPagesBytes);
+
+  const auto g = frame_of(2, 200);
+  const hal::TxFragment fragments[] = {std::span(g).first(14), std::span(g).subspan(14)};
+  auto busy = net_.transmit_gather(fragments);
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.error(), Error::kBusy);
+  EXPECT_EQ(net_.stats().tx_busy, stats.tx_busy + 1);
+  EXPECT_EQ(net_.stats().tx_frames, stats.tx_frames);
+  EXPECT_EQ(net_.stats().tx_bytes, stats.tx_bytes);
+  EXPECT_EQ(device_.queue(1)->pending(), 256);
+  EXPECT_EQ(device_.notifies[1], notifies);
+  EXPECT_EQ(std::memcmp(memory.data(), pages_memory_, kPagesBytes), 0);  // not a byte half-written
+
+  device_.consume_tx();
+  ASSERT_EQ(device_.transmitted.size(), 256u);
+  for (const auto& t : device_.transmitted) ASSERT_EQ(t, f);
+  ASSERT_TRUE(net_.transmit_gather(fragments).ok());
+  device_.consume_tx();
+  ASSERT_EQ(device_.transmitted.size(), 257u);
+  EXPECT_EQ(device_.transmitted.back(), g);
+}
+
+TEST_F(NetTest, TransmitGatherRejectsBadFramesBeforeTakingABuffer) {
+  ASSERT_TRUE(init().ok());
+  const std::vector<std::byte> big(hal::kMaxFrameBytes);
+  const std::vector<std::byte> one(1);
+  const hal::TxFragment too_long[] = {big, one};  // 1519 in all
+  auto r = net_.transmit_gather(too_long);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kInvalidArgument);
+  const hal::TxFragment empties[] = {hal::TxFragment(), hal::TxFragment()};
+  r = net_.transmit_gather(empties);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kInvalidArgument);
+  EXPECT_FALSE(net_.transmit_gather({}).ok());
+  EXPECT_TRUE(device_.transmitted.empty());
+  EXPECT_EQ(device_.notifies[1], 0u);
+  EXPECT_EQ(net_.stats().tx_frames, 0u);
+  const hal::TxFragment exact[] = {std::span(big).first(1000), std::span(big).subspan(1000)};
+  EXPECT_TRUE(net_.transmit_gather(exact).ok());
+  EXPECT_EQ(device_.transmitted.size(), 1u);
 }
 
 // The device lies on the RX used ring: ids out of range or not posted and

@@ -16,7 +16,11 @@
 
 // A hal::Nic for host tests: frames injected by the test come out of
 // receive() from kBuffers fixed buffers (handles 0..kBuffers-1); release()
-// checks the handle is out; transmit() records frames (or says kBusy).
+// checks the handle is out; transmit() and transmit_gather() record frames
+// (or say kBusy). transmit_gather() also records the fragments it was given
+// (where they live, how long) and counts the bytes it copies: a test can
+// check a frame reached the "DMA buffer" in one copy straight from the
+// pbufs (or the application's span), with no staging copy before.
 namespace starling::net::testing {
 
 class FakeNic {
@@ -76,6 +80,30 @@ class FakeNic {
     work_.set();
     return frames.size();
   }
+  Result<void> transmit_gather(std::span<const hal::TxFragment> fragments) {
+    std::size_t bytes = 0;
+    for (auto f : fragments) bytes += f.size();
+    if (bytes == 0 || bytes > hal::kMaxFrameBytes) return Unexpected(Error::kInvalidArgument);
+    if (busy) {
+      ++stats_.tx_busy;
+      return Unexpected(Error::kBusy);
+    }
+    std::vector<std::byte> frame(bytes);  // stands in for the DMA buffer
+    std::size_t at = 0;
+    std::vector<hal::TxFragment> seen;
+    for (auto f : fragments) {
+      if (!f.empty()) std::memcpy(frame.data() + at, f.data(), f.size());
+      at += f.size();
+      bytes_copied += f.size();
+      seen.push_back(f);
+    }
+    sent.push_back(std::move(frame));
+    sent_fragments.push_back(std::move(seen));
+    ++gathers;
+    ++stats_.tx_frames;
+    work_.set();
+    return {};
+  }
   hal::MacAddress mac() const { return hal::MacAddress{{0x52, 0x54, 0x00, 0x12, 0x34, 0x56}}; }
   hal::LinkState link() const { return link_state; }
   const hal::NicStats& stats() const { return stats_; }
@@ -93,6 +121,11 @@ class FakeNic {
   }
 
   std::vector<std::vector<std::byte>> sent;
+  // Per transmit_gather() call: the fragments as given (pointers into the
+  // caller's memory, valid only during the call: compare, never read).
+  std::vector<std::vector<hal::TxFragment>> sent_fragments;
+  std::uint64_t gathers = 0;
+  std::uint64_t bytes_copied = 0;  // by transmit_gather(): the driver's one copy
   bool busy = false;
   hal::LinkState link_state = hal::LinkState::kUp;
   std::uint64_t releases = 0;

@@ -35,10 +35,14 @@
 // zero-copy custom pbuf from RxPbufPool), yields between full batches so
 // applications consume what arrived, runs lwIP's due timeouts, then sleeps
 // in nic.wait_for_work() for at most the time to lwIP's next timeout.
-// TX (linkoutput): a single-pbuf frame goes straight to nic.transmit (the
-// driver's one copy into its DMA buffer); a chain is gathered into a
-// scratch frame first. A full TX ring drops the frame (counted, ERR_MEM to
-// lwIP: a UDP sender sees kBusy).
+// TX (linkoutput): the pbuf chain's pieces go as fragments to
+// nic.transmit_gather(), whose copy into its DMA buffer is the only one (a
+// PBUF_REF in the chain pointing at application memory is copied from
+// there); no heap allocation. Only a chain of more than kMaxTxFragments
+// non-empty pbufs (lwIP does not build those) is gathered into a scratch
+// frame first (counted in tx_gathered). The driver copies before it
+// returns, so no pbuf is held past linkoutput. A full TX ring drops the
+// frame (counted, ERR_MEM to lwIP: a UDP sender sees kBusy).
 namespace starling::net {
 
 // lwip_init() once per image (the first netif start()s it).
@@ -48,7 +52,8 @@ struct NetifStats {
   std::uint64_t rx_frames = 0;       // frames given to ethernet_input
   std::uint64_t rx_batches = 0;
   std::uint64_t tx_frames = 0;
-  std::uint64_t tx_gathered = 0;     // chains copied into the scratch frame first
+  std::uint64_t tx_chained = 0;      // frames of several pbufs sent as fragments (no extra copy)
+  std::uint64_t tx_gathered = 0;     // chains > kMaxTxFragments copied into the scratch frame first
   std::uint64_t tx_busy_drops = 0;   // TX ring full: frame dropped
   std::uint64_t tx_errors = 0;       // transmit() refused the frame otherwise
   std::uint64_t wakeups = 0;         // wait_for_work() returned (work or spurious)
@@ -59,6 +64,8 @@ template <hal::Nic N, std::size_t kRxPoolSize = 256>
 class Netif {
  public:
   static constexpr std::size_t kRxBatch = 32;
+  // Fragments linkoutput hands the driver without a staging copy.
+  static constexpr std::size_t kMaxTxFragments = 16;
   static constexpr std::uint16_t kMtu = 1500;
   // The longest run() sleeps with no lwIP timeout pending.
   static constexpr std::uint64_t kMaxIdleNs = 1000 * async::kMillisecond;
@@ -153,25 +160,36 @@ class Netif {
 
   static err_t link_output(struct netif* n, pbuf* p) noexcept {
     Netif& me = self(n);
-    std::span<const std::byte> frame;
-    if (p->next == nullptr) {
-      frame = {static_cast<const std::byte*>(p->payload), p->len};
-    } else {
+    std::array<hal::TxFragment, kMaxTxFragments> fragments;
+    std::size_t count = 0;
+    bool fits = true;
+    for (const pbuf* q = p; q != nullptr; q = q->next) {
+      if (q->len == 0) continue;
+      if (count == fragments.size()) {
+        fits = false;
+        break;
+      }
+      fragments[count++] = {static_cast<const std::byte*>(q->payload), q->len};
+    }
+    if (!fits) {
+      // Rare: a long chain is staged first (a second copy).
       if (p->tot_len > me.scratch_.size()) {
         ++me.stats_.tx_errors;
         return ERR_BUF;
       }
       const u16_t copied = pbuf_copy_partial(p, me.scratch_.data(), p->tot_len, 0);
-      frame = {me.scratch_.data(), copied};
+      fragments[0] = {me.scratch_.data(), copied};
+      count = 1;
       ++me.stats_.tx_gathered;
+    } else if (count > 1) {
+      ++me.stats_.tx_chained;
     }
-    const std::span<const std::byte> frames[] = {frame};
-    auto sent = me.nic_->transmit(frames);
-    if (sent.ok() && *sent == 1) {
+    auto sent = me.nic_->transmit_gather(std::span<const hal::TxFragment>(fragments.data(), count));
+    if (sent.ok()) {
       ++me.stats_.tx_frames;
       return ERR_OK;
     }
-    if (!sent.ok() && sent.error() == Error::kBusy) {
+    if (sent.error() == Error::kBusy) {
       ++me.stats_.tx_busy_drops;
       return ERR_MEM;
     }

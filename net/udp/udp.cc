@@ -1,7 +1,5 @@
 #include "net/udp/udp.h"
 
-#include <cstring>
-
 #include "lwip/ip_addr.h"
 
 namespace starling::net {
@@ -109,15 +107,23 @@ Result<void> UdpSocket::send_pbuf(const Endpoint& to, pbuf* p) noexcept {
 
 Result<void> UdpSocket::send_to(const Endpoint& to, std::span<const std::byte> data) noexcept {
   if (pcb_ == nullptr || data.size() > kMaxPayload) return Unexpected(Error::kInvalidArgument);
-  // Headroom for UDP, IP and Ethernet headers: lwIP writes them in front in
-  // place, so the frame stays one pbuf and the driver's copy is the only
-  // other one.
-  pbuf* p = pbuf_alloc(PBUF_TRANSPORT, static_cast<u16_t>(data.size()), PBUF_RAM);
+  // No copy here: a PBUF_REF (a MEMP_PBUF header, no heap) points at the
+  // caller's bytes. udp_sendto() chains a header pbuf in front (UDP, IP,
+  // Ethernet), and linkoutput hands both to the driver as fragments: the
+  // driver's copy into its DMA buffer is the only one. Safe because nothing
+  // keeps the reference past this call: the driver copies before linkoutput
+  // returns, a frame held for ARP resolution is cloned by lwIP first
+  // (PBUF_REF is PBUF_NEEDS_COPY), and IP fragments are sent (copied)
+  // before ip4_frag() returns.
+  // An empty datagram is headers only: a plain pbuf with headroom (no
+  // payload pointer to refer to).
+  pbuf* p = pbuf_alloc(PBUF_TRANSPORT, static_cast<u16_t>(data.size()), data.empty() ? PBUF_RAM : PBUF_REF);
   if (p == nullptr) {
     ++stats_.send_errors;
     return Unexpected(Error::kBusy);
   }
-  if (!data.empty()) std::memcpy(p->payload, data.data(), data.size());
+  // lwIP only reads a PBUF_REF's bytes (checksums, the driver's copy).
+  if (!data.empty()) p->payload = const_cast<std::byte*>(data.data());
   auto sent = send_pbuf(to, p);
   pbuf_free(p);
   return sent;

@@ -107,9 +107,12 @@ class UdpSocket {
   // A queued datagram without waiting, or kBusy if there is none.
   Result<Datagram> try_receive_from() noexcept;
 
-  // Copies `data` once into a pbuf and sends it. kBusy: no memory or the TX
-  // ring is full (try again later); kInvalidArgument: too long (> 65507) or
-  // unbound; kNotFound: no route.
+  // Sends `data` with one copy, the driver's into its DMA buffer: a
+  // PBUF_REF points at `data` and the frame goes out as fragments (headers,
+  // then `data`) before this returns, so `data` is free again at once. (A
+  // frame waiting for ARP is copied by lwIP first: a second copy, only then.)
+  // kBusy: no memory or the TX ring is full (try again later);
+  // kInvalidArgument: too long (> 65507) or unbound; kNotFound: no route.
   Result<void> send_to(const Endpoint& to, std::span<const std::byte> data) noexcept;
   // Sends a pbuf's bytes as they are (e.g. a received datagram back).
   Result<void> send_to(const Endpoint& to, const Pbuf& data) noexcept;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -158,8 +159,65 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       const Bytes want = pattern(64, 3);
       EXPECT_EQ(std::memcmp(nic.sent[0].data() + 42, want.data(), 64), 0);
     }
-    EXPECT_GE(netif.stats().tx_gathered, 1u);  // header pbuf + the received payload
+    // header pbuf + the received payload, as two fragments: no staging copy
+    EXPECT_GE(netif.stats().tx_chained, 1u);
+    EXPECT_EQ(netif.stats().tx_gathered, 0u);
+    if (d.ok() && nic.sent_fragments.size() >= 1) {
+      EXPECT_EQ(nic.sent_fragments.back().back().data(), d->data.contiguous().data());
+    }
     if (d.ok()) d->data.reset();  // the buffer goes back to the driver
+
+    // 3b. send_to(span), ARP resolved: the payload reaches the NIC as a
+    // fragment that is the caller's own span (no copy into a pbuf first),
+    // and the NIC's copy is the only one: bytes copied == the frame. The
+    // span is free again on return (overwriting it changes nothing sent).
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{512}, std::size_t{1472}}) {
+      Bytes payload = pattern(n, static_cast<int>(n) + 11);
+      const Bytes want = payload;
+      const auto copied = nic.bytes_copied;
+      const auto gathered = netif.stats().tx_gathered;
+      nic.sent.clear();
+      nic.sent_fragments.clear();
+      EXPECT_TRUE(socket.send_to(Endpoint{kPeerIp, 40004}, payload).ok());
+      EXPECT_EQ(nic.sent.size(), 1u);
+      if (nic.sent.size() != 1) continue;
+      const Bytes& f = nic.sent[0];
+      EXPECT_EQ(f.size(), 42 + n);
+      EXPECT_EQ(nic.bytes_copied - copied, f.size());
+      EXPECT_EQ(netif.stats().tx_gathered, gathered);
+      const auto& fragments = nic.sent_fragments[0];
+      if (n != 0) {
+        EXPECT_EQ(fragments.size(), 2u);  // headers, then the caller's bytes
+        EXPECT_EQ(fragments.back().data(), payload.data());
+        EXPECT_EQ(fragments.back().size(), n);
+      }
+      std::fill(payload.begin(), payload.end(), std::byte{0xEE});
+      EXPECT_EQ(get16(f, 36), 40004);
+      EXPECT_TRUE(std::equal(f.begin() + 42, f.end(), want.begin(), want.end()));
+    }
+
+    // 3c. longer than the MTU: IP fragments, each straight from the span.
+    {
+      const Bytes big = pattern(4000, 5);
+      nic.sent.clear();
+      nic.sent_fragments.clear();
+      EXPECT_TRUE(socket.send_to(Endpoint{kPeerIp, 40005}, big).ok());
+      EXPECT_EQ(nic.sent.size(), 3u);
+      Bytes joined;
+      std::size_t from_span = 0;  // payload bytes the NIC copied straight from `big`
+      for (std::size_t i = 0; i < nic.sent.size(); ++i) {
+        const Bytes& f = nic.sent[i];
+        joined.insert(joined.end(), f.begin() + 34, f.end());  // after Ethernet + IP
+        for (const auto& frag : nic.sent_fragments[i]) {
+          if (frag.data() >= big.data() && frag.data() + frag.size() <= big.data() + big.size()) {
+            from_span += frag.size();
+          }
+        }
+      }
+      EXPECT_EQ(from_span, big.size());
+      EXPECT_EQ(joined.size(), 8u + big.size());  // UDP header + payload
+      if (joined.size() == 8 + big.size()) EXPECT_TRUE(std::equal(big.begin(), big.end(), joined.begin() + 8));
+    }
 
     // 4. a receive that times out is cancelled cleanly and takes nothing.
     auto timed = co_await async::with_timeout(socket.receive_from(), 2 * async::kMillisecond);

@@ -26,9 +26,16 @@
 // frames it had to drop for want of posted buffers.
 //
 // TX copies once: transmit() copies each frame into a driver DMA buffer and
-// hands it to the device. When the device ring is full it accepts fewer
-// frames than offered (possibly none) and the caller waits (wait_for_work())
-// for room: backpressure is a value, never a silent drop.
+// hands it to the device. transmit_gather() does the same for one frame
+// given as fragments (an lwIP pbuf chain: headers in one pbuf, the payload
+// in the caller's own memory), copying each fragment straight into the DMA
+// buffer behind the driver's header: no gather into a scratch frame first.
+// Both copy synchronously: once they return, the caller's memory is free
+// again (what lets a UDP send point a PBUF_REF at the application's span).
+// When the device ring is full transmit() accepts fewer frames than offered
+// (possibly none), transmit_gather() returns kBusy having written nothing,
+// and the caller waits (wait_for_work()) for room: backpressure is a value,
+// never a silent drop.
 //
 // No call allocates from the heap; errors are Result values.
 namespace starling::hal {
@@ -71,13 +78,18 @@ struct RxFrame {
 // Largest Ethernet frame (no FCS, one VLAN tag) every driver accepts.
 inline constexpr std::size_t kMaxFrameBytes = 1518;
 
+// One piece of a frame for transmit_gather(): the frame is the fragments'
+// bytes back to back. Empty fragments are allowed (and contribute nothing).
+using TxFragment = std::span<const std::byte>;
+
 // What a NIC driver provides. `wait_for_work()` returns an awaitable
 // (typically async::Task<void>) that completes when received frames, room in
 // the TX ring or a link change may be waiting; it may complete spuriously.
 template <typename N>
 concept Nic = requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
                        std::span<const RxHandle> handles,
-                       std::span<const std::span<const std::byte>> tx) {
+                       std::span<const std::span<const std::byte>> tx,
+                       std::span<const TxFragment> fragments) {
   // Up to rx.size() received frames, fills rx front to back; never waits.
   { nic.receive(rx) } -> std::same_as<std::size_t>;
   // Gives buffers back to the device. kInvalidArgument (counted as nothing
@@ -88,6 +100,11 @@ concept Nic = requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle ha
   // many were accepted, kBusy if none fit, kInvalidArgument for a frame too
   // long or empty (no frame from it on is sent).
   { nic.transmit(tx) } -> std::same_as<Result<std::size_t>>;
+  // One frame from `fragments`, each copied once, straight into a TX DMA
+  // buffer. kBusy (counted in tx_busy) if the ring is full: nothing
+  // written, nothing posted; kInvalidArgument if the fragments total 0 or
+  // more than kMaxFrameBytes bytes.
+  { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
   { cnic.mac() } -> std::same_as<MacAddress>;
   { cnic.link() } -> std::same_as<LinkState>;
   { cnic.stats() } -> std::same_as<const NicStats&>;
