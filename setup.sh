@@ -72,6 +72,12 @@ PACKAGES=(
   # Helper scripts (installed without recommends: the minimal interpreter and stdlib).
   python3
 )
+# buildifier (the lint test's Starlark formatter) is pinned from the npm
+# registry and fetched with npm: Debian's npm only where no npm is installed
+# (a NodeSource node ships its own).
+if ! command -v npm >/dev/null 2>&1; then
+  PACKAGES+=(npm)
+fi
 
 BAZEL_WANT=4.2.3         # bazel-bootstrap upstream version
 QEMU_WANT=7.2            # qemu-system-riscv64 major.minor

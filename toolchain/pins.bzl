@@ -25,6 +25,8 @@ LLVM_PACKAGES = {
     "llvm-19": (_LLVM, "f91492c5b361ff12f540b9f6145cf638b5e0fb3f145fceabd6c4b9540eab4bf9"),
     "libc++-19-dev": (_LLVM, "21e79a3c1557f0dbc8dc2dd1f123523ab08784a8fa2204c0ef7937e3c9baad95"),
     "libc++abi-19-dev": (_LLVM, "78d59818a21a756868670d7b27d2737fd33b23f7597585d56e0656dd059147d9"),
+    # The formatter the lint test runs (same LLVM as the compiler).
+    "clang-format-19": (_LLVM, "294be761c32accb59d1fb8a27b4929d0f219a898b47fd52a8f5e2c841ab8d089"),
     "picolibc-riscv64-unknown-elf": ("1.8-1", "0dadfbd9eb6a6c2ce5e0b1466da03d5c99b901f5977f0bc17cc60c0a42fcee66"),
 }
 
@@ -55,3 +57,7 @@ LWIP_SOURCE = struct(
     version = "2.1.3+dfsg1-2",
     sha256 = "0a8276d09fc4e97bbba2f953d74af2388fc2195ea156be9d7589e297a68fde24",
 )
+
+# buildifier, the Starlark formatter and linter, from the npm registry
+# (the package ships prebuilt binaries; we use buildifier-linux_amd64).
+BUILDIFIER_NPM = ("@bazel/buildifier", "8.2.1", "b96ea9b13003036c801f52bee6f9b0314738f8432e5cb9d814c89f59292604ee")

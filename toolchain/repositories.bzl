@@ -2,6 +2,7 @@
 
 load(
     "//toolchain:pins.bzl",
+    "BUILDIFIER_NPM",
     "CLANG_VERSION",
     "GOOGLETEST_PACKAGES",
     "LLVM_EXTRACT",
@@ -10,6 +11,7 @@ load(
     "UBOOT_TOOLS_PACKAGES",
 )
 load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
+load("//toolchain/repositories:npm_package.bzl", "npm_package")
 load("//toolchain/repositories:debian_source.bzl", "debian_source")
 
 def starling_repositories():
@@ -48,4 +50,11 @@ def starling_repositories():
         # lwIP's Doxygen documentation: no build input.
         remove = ["doc"],
         build_file = "//toolchain/repositories:BUILD.lwip",
+    )
+    npm_package(
+        name = "buildifier",
+        package = BUILDIFIER_NPM[0],
+        version = BUILDIFIER_NPM[1],
+        sha256 = BUILDIFIER_NPM[2],
+        build_file_content = "exports_files([\"buildifier-linux_amd64\"])\n",
     )

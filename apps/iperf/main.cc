@@ -40,12 +40,18 @@ void print_ip(std::uint32_t address) {
 
 const char* report_name(lwiperf_report_type type) {
   switch (type) {
-    case LWIPERF_TCP_DONE_SERVER: return "done-server";
-    case LWIPERF_TCP_DONE_CLIENT: return "done-client";
-    case LWIPERF_TCP_ABORTED_LOCAL: return "aborted-local";
-    case LWIPERF_TCP_ABORTED_LOCAL_DATAERROR: return "aborted-local-data-error";
-    case LWIPERF_TCP_ABORTED_LOCAL_TXERROR: return "aborted-local-tx-error";
-    case LWIPERF_TCP_ABORTED_REMOTE: return "aborted-remote";
+    case LWIPERF_TCP_DONE_SERVER:
+      return "done-server";
+    case LWIPERF_TCP_DONE_CLIENT:
+      return "done-client";
+    case LWIPERF_TCP_ABORTED_LOCAL:
+      return "aborted-local";
+    case LWIPERF_TCP_ABORTED_LOCAL_DATAERROR:
+      return "aborted-local-data-error";
+    case LWIPERF_TCP_ABORTED_LOCAL_TXERROR:
+      return "aborted-local-tx-error";
+    case LWIPERF_TCP_ABORTED_REMOTE:
+      return "aborted-remote";
   }
   return "unknown";
 }

@@ -26,7 +26,9 @@ namespace {
 using console::print;
 using console::print_dec;
 
-void print_u(std::uint64_t value) { print_dec(static_cast<std::int64_t>(value)); }
+void print_u(std::uint64_t value) {
+  print_dec(static_cast<std::int64_t>(value));
+}
 
 // "sleep 250" -> command "sleep", argument "250".
 struct CommandLine {

@@ -18,7 +18,9 @@ Task<void> take_turns(long turns) {
   co_return {};
 }
 
-Task<int> leaf(int v) { co_return v; }
+Task<int> leaf(int v) {
+  co_return v;
+}
 
 Task<void> caller(long calls) {
   for (long i = 0; i < calls; ++i) {
@@ -55,4 +57,3 @@ int run_workload(Workload workload, long n) {
 }
 
 }  // namespace starling::bench
-

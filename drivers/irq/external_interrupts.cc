@@ -6,7 +6,9 @@
 namespace starling::irq {
 namespace {
 
-void on_external_interrupt(void* /*unused*/) { dispatch(); }
+void on_external_interrupt(void* /*unused*/) {
+  dispatch();
+}
 
 }  // namespace
 

@@ -46,8 +46,7 @@ void init(const Plic& plic) {
   spurious = 0;
 }
 
-Result<void> attach(std::uint32_t source, Handler handler, void* context,
-                    std::uint32_t priority) {
+Result<void> attach(std::uint32_t source, Handler handler, void* context, std::uint32_t priority) {
   if (controller == nullptr) {
     return Unexpected(Error::kUnsupported);
   }
@@ -111,7 +110,9 @@ std::uint32_t dispatch() {
   return source;
 }
 
-std::uint64_t spurious_count() { return spurious; }
+std::uint64_t spurious_count() {
+  return spurious;
+}
 
 std::uint64_t delivered_count(std::uint32_t source) {
   return usable(source) ? slots[source].count : 0;

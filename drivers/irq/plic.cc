@@ -35,10 +35,16 @@ bool Plic::enabled(std::uint32_t source) const {
   return valid(source) && (enable_word(source) & (1u << (source % 32))) != 0;
 }
 
-void Plic::set_threshold(std::uint32_t threshold) const { context_reg(kThreshold) = threshold; }
+void Plic::set_threshold(std::uint32_t threshold) const {
+  context_reg(kThreshold) = threshold;
+}
 
-std::uint32_t Plic::claim() const { return context_reg(kClaimComplete); }
+std::uint32_t Plic::claim() const {
+  return context_reg(kClaimComplete);
+}
 
-void Plic::complete(std::uint32_t source) const { context_reg(kClaimComplete) = source; }
+void Plic::complete(std::uint32_t source) const {
+  context_reg(kClaimComplete) = source;
+}
 
 }  // namespace starling

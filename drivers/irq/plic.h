@@ -12,20 +12,20 @@ namespace starling {
 class Plic {
  public:
   struct Config {
-    std::uintptr_t base;       // physical address of the register block
-    std::uint32_t context;     // e.g. QEMU virt hart 0 S-mode = 1; JH7110 hart h = 2h
-    std::uint32_t num_sources; // the DT's riscv,ndev: valid source ids are 1..num_sources
+    std::uintptr_t base;        // physical address of the register block
+    std::uint32_t context;      // e.g. QEMU virt hart 0 S-mode = 1; JH7110 hart h = 2h
+    std::uint32_t num_sources;  // the DT's riscv,ndev: valid source ids are 1..num_sources
   };
 
   // Register map (offsets from base; all 32-bit).
-  static constexpr std::uintptr_t kPriority = 0x0;          // + 4 * source
-  static constexpr std::uintptr_t kPending = 0x1000;        // bit per source
-  static constexpr std::uintptr_t kEnable = 0x2000;         // + 0x80 * context, bit per source
+  static constexpr std::uintptr_t kPriority = 0x0;    // + 4 * source
+  static constexpr std::uintptr_t kPending = 0x1000;  // bit per source
+  static constexpr std::uintptr_t kEnable = 0x2000;   // + 0x80 * context, bit per source
   static constexpr std::uintptr_t kEnableStride = 0x80;
-  static constexpr std::uintptr_t kContext = 0x20'0000;     // + 0x1000 * context
+  static constexpr std::uintptr_t kContext = 0x20'0000;  // + 0x1000 * context
   static constexpr std::uintptr_t kContextStride = 0x1000;
-  static constexpr std::uintptr_t kThreshold = 0x0;         // within a context's block
-  static constexpr std::uintptr_t kClaimComplete = 0x4;     // within a context's block
+  static constexpr std::uintptr_t kThreshold = 0x0;      // within a context's block
+  static constexpr std::uintptr_t kClaimComplete = 0x4;  // within a context's block
 
   constexpr explicit Plic(const Config& config) : config_(config) {}
 
@@ -33,9 +33,7 @@ class Plic {
   // delivered), threshold 0. Firmware may leave any of these set.
   void init() const;
 
-  bool valid(std::uint32_t source) const {
-    return source >= 1 && source <= config_.num_sources;
-  }
+  bool valid(std::uint32_t source) const { return source >= 1 && source <= config_.num_sources; }
   std::uint32_t num_sources() const { return config_.num_sources; }
   std::uint32_t context() const { return config_.context; }
 

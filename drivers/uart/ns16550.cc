@@ -13,8 +13,8 @@ constexpr std::uint32_t kFcrClearTx = 0x04;
 constexpr std::uint32_t kIerRxAvailable = 0x01;  // ERBFI: received data available
 
 constexpr std::uint32_t kLsrDataReady = 0x01;  // DR: a byte waits in RBR / the RX FIFO
-constexpr std::uint32_t kLsrThre = 0x20;  // transmit holding register (or FIFO) has room
-constexpr std::uint32_t kLsrTemt = 0x40;  // transmitter idle: FIFO and shift register empty
+constexpr std::uint32_t kLsrThre = 0x20;       // transmit holding register (or FIFO) has room
+constexpr std::uint32_t kLsrTemt = 0x40;       // transmitter idle: FIFO and shift register empty
 
 // Upper bound on LSR polls. A byte takes ~87 us at 115200 baud and a 32-byte
 // FIFO drains in ~3 ms; a million MMIO reads is far longer than that on any of
@@ -52,7 +52,9 @@ bool Ns16550::wait_lsr(std::uint32_t mask) const {
   return false;
 }
 
-bool Ns16550::flush() { return wait_lsr(kLsrThre | kLsrTemt); }
+bool Ns16550::flush() {
+  return wait_lsr(kLsrThre | kLsrTemt);
+}
 
 void Ns16550::init() {
   // Let the firmware's last line finish first: clearing the TX FIFO below would

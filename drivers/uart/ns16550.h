@@ -15,9 +15,9 @@ namespace starling {
 class Ns16550 {
  public:
   struct Config {
-    std::uintptr_t base;        // physical address of register 0
-    unsigned reg_shift;         // register i lives at base + (i << reg_shift)
-    unsigned reg_io_width;      // bytes per access: 1 (8-bit) or 4 (32-bit)
+    std::uintptr_t base;    // physical address of register 0
+    unsigned reg_shift;     // register i lives at base + (i << reg_shift)
+    unsigned reg_io_width;  // bytes per access: 1 (8-bit) or 4 (32-bit)
   };
 
   constexpr explicit Ns16550(const Config& config) : config_(config) {}

@@ -134,8 +134,8 @@ TEST(Ns16550Test, SetBaudProgramsDivisorAndRestoresLcr) {
   dev.regs[kLcr] = 0x03;
   // JH7110 UART0: 24 MHz input, 24e6 / (16 * 115200) = 13.02 -> 13.
   EXPECT_TRUE(dev.uart().set_baud(24'000'000, 115'200));
-  EXPECT_EQ(dev.regs[0], 13u);  // DLL (shares index 0 with THR)
-  EXPECT_EQ(dev.regs[1], 0u);   // DLM (shares index 1 with IER)
+  EXPECT_EQ(dev.regs[0], 13u);       // DLL (shares index 0 with THR)
+  EXPECT_EQ(dev.regs[1], 0u);        // DLM (shares index 1 with IER)
   EXPECT_EQ(dev.regs[kLcr], 0x03u);  // DLAB cleared again
 }
 
@@ -143,8 +143,8 @@ TEST(Ns16550Test, SetBaudRejectsImpossibleRates) {
   WordRegisters dev;
   dev.regs[kLsr] = kLsrThre | kLsrTemt;
   EXPECT_FALSE(dev.uart().set_baud(24'000'000, 0));
-  EXPECT_FALSE(dev.uart().set_baud(1'000, 115'200));           // divisor rounds to 0
-  EXPECT_FALSE(dev.uart().set_baud(4'000'000'000u, 1));        // divisor > 0xFFFF
+  EXPECT_FALSE(dev.uart().set_baud(1'000, 115'200));     // divisor rounds to 0
+  EXPECT_FALSE(dev.uart().set_baud(4'000'000'000u, 1));  // divisor > 0xFFFF
   EXPECT_EQ(dev.regs[0], 0xDEADBEEFu);
   EXPECT_EQ(dev.regs[kLcr], 0xDEADBEEFu);
 }

@@ -34,7 +34,8 @@ class FakeQueueDevice {
     const std::uint16_t id = next_avail();
     const Descriptor& d = desc_[id];
     std::vector<std::byte> out(d.len);
-    std::memcpy(out.data(), reinterpret_cast<const void*>(static_cast<std::uintptr_t>(d.addr)), d.len);
+    std::memcpy(out.data(), reinterpret_cast<const void*>(static_cast<std::uintptr_t>(d.addr)),
+                d.len);
     complete(id, 0);
     return out;
   }

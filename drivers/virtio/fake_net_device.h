@@ -23,8 +23,8 @@ namespace starling::virtio::testing {
 
 class FakeNetDevice final : public MmioBus {
  public:
-  static constexpr std::uint64_t kOffered =
-      feature(0) | feature(5) | feature(16) | feature(15) | kFeatureVersion1;  // CSUM, MAC, STATUS, MRG_RXBUF
+  static constexpr std::uint64_t kOffered = feature(0) | feature(5) | feature(16) | feature(15) |
+                                            kFeatureVersion1;  // CSUM, MAC, STATUS, MRG_RXBUF
 
   std::uint32_t version = kVersionModern;
   std::uint64_t offered = kOffered;
@@ -103,34 +103,50 @@ class FakeNetDevice final : public MmioBus {
       config[6] = static_cast<std::uint8_t>(link_status);
       config[7] = static_cast<std::uint8_t>(link_status >> 8);
       std::uint32_t value = 0;
-      for (unsigned i = 0; i < bytes && at + i < config.size(); ++i) value |= std::uint32_t{config[at + i]} << (8 * i);
+      for (unsigned i = 0; i < bytes && at + i < config.size(); ++i)
+        value |= std::uint32_t{config[at + i]} << (8 * i);
       return value;
     }
     switch (static_cast<MmioReg>(offset)) {
-      case MmioReg::kMagicValue: return kMagic;
-      case MmioReg::kVersion: return version;
-      case MmioReg::kDeviceId: return kDeviceIdNet;
-      case MmioReg::kVendorId: return 0x554D4551;
+      case MmioReg::kMagicValue:
+        return kMagic;
+      case MmioReg::kVersion:
+        return version;
+      case MmioReg::kDeviceId:
+        return kDeviceIdNet;
+      case MmioReg::kVendorId:
+        return 0x554D4551;
       case MmioReg::kDeviceFeatures:
         if (version == kVersionLegacy) {  // 32 bits, and no VERSION_1
           return features_sel_ == 0 ? static_cast<std::uint32_t>(offered) : 0;
         }
         return static_cast<std::uint32_t>(offered >> (features_sel_ == 1 ? 32 : 0));
-      case MmioReg::kQueuePfn: return queue_sel_ < 2 ? queues_[queue_sel_].pfn : 0;
-      case MmioReg::kQueueNumMax: return queue_sel_ < 2 ? queue_num_max : 0;
-      case MmioReg::kQueueReady: return queue_sel_ < 2 ? queues_[queue_sel_].ready : 0;
-      case MmioReg::kInterruptStatus: return interrupt_status_;
-      case MmioReg::kStatus: return status;
-      case MmioReg::kConfigGeneration: return generation_;
-      default: return 0;
+      case MmioReg::kQueuePfn:
+        return queue_sel_ < 2 ? queues_[queue_sel_].pfn : 0;
+      case MmioReg::kQueueNumMax:
+        return queue_sel_ < 2 ? queue_num_max : 0;
+      case MmioReg::kQueueReady:
+        return queue_sel_ < 2 ? queues_[queue_sel_].ready : 0;
+      case MmioReg::kInterruptStatus:
+        return interrupt_status_;
+      case MmioReg::kStatus:
+        return status;
+      case MmioReg::kConfigGeneration:
+        return generation_;
+      default:
+        return 0;
     }
   }
 
   void write(std::uint32_t offset, std::uint32_t value) override {
     auto* q = queue_sel_ < 2 ? &queues_[queue_sel_] : nullptr;
     switch (static_cast<MmioReg>(offset)) {
-      case MmioReg::kDeviceFeaturesSel: features_sel_ = value; break;
-      case MmioReg::kDriverFeaturesSel: driver_features_sel_ = value; break;
+      case MmioReg::kDeviceFeaturesSel:
+        features_sel_ = value;
+        break;
+      case MmioReg::kDriverFeaturesSel:
+        driver_features_sel_ = value;
+        break;
       case MmioReg::kDriverFeatures:
         if (driver_features_sel_ == 0) {
           driver_features = (driver_features & ~std::uint64_t{0xffffffff}) | value;
@@ -149,9 +165,15 @@ class FakeNetDevice final : public MmioBus {
         }
         status = value;
         break;
-      case MmioReg::kQueueSel: queue_sel_ = value; break;
-      case MmioReg::kGuestPageSize: guest_page_size = value; break;
-      case MmioReg::kQueueAlign: if (q) q->align = value; break;
+      case MmioReg::kQueueSel:
+        queue_sel_ = value;
+        break;
+      case MmioReg::kGuestPageSize:
+        guest_page_size = value;
+        break;
+      case MmioReg::kQueueAlign:
+        if (q) q->align = value;
+        break;
       case MmioReg::kQueuePfn:
         // Legacy layout: descriptors, avail after them, used at the next
         // QueueAlign boundary.
@@ -168,13 +190,27 @@ class FakeNetDevice final : public MmioBus {
           devices_[queue_sel_].emplace(memory, static_cast<std::uint16_t>(q->num));
         }
         break;
-      case MmioReg::kQueueNum: if (q) q->num = value; break;
-      case MmioReg::kQueueDescLow: if (q) q->desc = (q->desc & ~0xffffffffull) | value; break;
-      case MmioReg::kQueueDescHigh: if (q) q->desc = (q->desc & 0xffffffff) | (std::uint64_t{value} << 32); break;
-      case MmioReg::kQueueDriverLow: if (q) q->driver = (q->driver & ~0xffffffffull) | value; break;
-      case MmioReg::kQueueDriverHigh: if (q) q->driver = (q->driver & 0xffffffff) | (std::uint64_t{value} << 32); break;
-      case MmioReg::kQueueDeviceLow: if (q) q->device = (q->device & ~0xffffffffull) | value; break;
-      case MmioReg::kQueueDeviceHigh: if (q) q->device = (q->device & 0xffffffff) | (std::uint64_t{value} << 32); break;
+      case MmioReg::kQueueNum:
+        if (q) q->num = value;
+        break;
+      case MmioReg::kQueueDescLow:
+        if (q) q->desc = (q->desc & ~0xffffffffull) | value;
+        break;
+      case MmioReg::kQueueDescHigh:
+        if (q) q->desc = (q->desc & 0xffffffff) | (std::uint64_t{value} << 32);
+        break;
+      case MmioReg::kQueueDriverLow:
+        if (q) q->driver = (q->driver & ~0xffffffffull) | value;
+        break;
+      case MmioReg::kQueueDriverHigh:
+        if (q) q->driver = (q->driver & 0xffffffff) | (std::uint64_t{value} << 32);
+        break;
+      case MmioReg::kQueueDeviceLow:
+        if (q) q->device = (q->device & ~0xffffffffull) | value;
+        break;
+      case MmioReg::kQueueDeviceHigh:
+        if (q) q->device = (q->device & 0xffffffff) | (std::uint64_t{value} << 32);
+        break;
       case MmioReg::kQueueReady:
         if (q && value == 1) {
           q->ready = 1;
@@ -188,8 +224,11 @@ class FakeNetDevice final : public MmioBus {
         if (value < 2) ++notifies[value];
         if (value == 1 && consume_tx_on_notify) consume_tx();
         break;
-      case MmioReg::kInterruptAck: interrupt_status_ &= ~value; break;
-      default: break;
+      case MmioReg::kInterruptAck:
+        interrupt_status_ &= ~value;
+        break;
+      default:
+        break;
     }
   }
 

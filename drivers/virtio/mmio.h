@@ -57,7 +57,9 @@ inline constexpr std::uint32_t kInterruptUsedRing = 1;
 inline constexpr std::uint32_t kInterruptConfig = 2;
 
 // Feature bits are bit numbers; these are the masks.
-inline constexpr std::uint64_t feature(unsigned bit) { return std::uint64_t{1} << bit; }
+inline constexpr std::uint64_t feature(unsigned bit) {
+  return std::uint64_t{1} << bit;
+}
 inline constexpr std::uint64_t kFeatureVersion1 = feature(32);
 
 // A device model behind the registers, for host tests: reads and writes
@@ -91,12 +93,16 @@ class MmioDevice {
   }
   // Device config space, read at its natural width (§4.2.2.2).
   std::uint8_t read_config8(std::uint32_t offset) const {
-    return static_cast<std::uint8_t>(load(static_cast<std::uint32_t>(MmioReg::kConfig) + offset, 1));
+    return static_cast<std::uint8_t>(
+        load(static_cast<std::uint32_t>(MmioReg::kConfig) + offset, 1));
   }
   std::uint16_t read_config16(std::uint32_t offset) const {
-    return static_cast<std::uint16_t>(load(static_cast<std::uint32_t>(MmioReg::kConfig) + offset, 2));
+    return static_cast<std::uint16_t>(
+        load(static_cast<std::uint32_t>(MmioReg::kConfig) + offset, 2));
   }
-  void add_status(std::uint32_t bits) const { write(MmioReg::kStatus, read(MmioReg::kStatus) | bits); }
+  void add_status(std::uint32_t bits) const {
+    write(MmioReg::kStatus, read(MmioReg::kStatus) | bits);
+  }
 
   // 64 feature bits through the 32-bit window.
   std::uint64_t device_features() const {
@@ -114,11 +120,15 @@ class MmioDevice {
 
  private:
   std::uint32_t load(std::uint32_t offset, unsigned bytes) const {
-    if (model_ != nullptr) [[unlikely]] return model_->read(offset, bytes);
+    if (model_ != nullptr) [[unlikely]]
+      return model_->read(offset, bytes);
     switch (bytes) {
-      case 1: return *reinterpret_cast<volatile std::uint8_t*>(base_ + offset);
-      case 2: return *reinterpret_cast<volatile std::uint16_t*>(base_ + offset);
-      default: return *reinterpret_cast<volatile std::uint32_t*>(base_ + offset);
+      case 1:
+        return *reinterpret_cast<volatile std::uint8_t*>(base_ + offset);
+      case 2:
+        return *reinterpret_cast<volatile std::uint16_t*>(base_ + offset);
+      default:
+        return *reinterpret_cast<volatile std::uint32_t*>(base_ + offset);
     }
   }
 

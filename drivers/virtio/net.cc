@@ -23,9 +23,12 @@ constexpr std::uint32_t kTxQueue = 1;
 // 256 entries: descriptors 4096, avail 518 at 4096, used 2054 at 8192.
 constexpr std::size_t kQueueAlign = mem::kPageSize;
 constexpr std::size_t kRingPages = 3;
-constexpr std::size_t avail_offset(std::uint16_t size) { return SplitQueue::descriptor_bytes(size); }
+constexpr std::size_t avail_offset(std::uint16_t size) {
+  return SplitQueue::descriptor_bytes(size);
+}
 constexpr std::size_t used_offset(std::uint16_t size) {
-  return (avail_offset(size) + SplitQueue::avail_bytes(size) + kQueueAlign - 1) & ~(kQueueAlign - 1);
+  return (avail_offset(size) + SplitQueue::avail_bytes(size) + kQueueAlign - 1) &
+         ~(kQueueAlign - 1);
 }
 static_assert(used_offset(Net::kQueueSize) + SplitQueue::used_bytes(Net::kQueueSize) <=
               kRingPages * mem::kPageSize);
@@ -36,7 +39,9 @@ constexpr int kResetPolls = 1'000'000;
 
 // Trap context: only mark the device ready (irq:: leaves the source masked
 // until wait_for_work() has acknowledged the device).
-void on_interrupt(void* source) { static_cast<async::InterruptSource*>(source)->signal(); }
+void on_interrupt(void* source) {
+  static_cast<async::InterruptSource*>(source)->signal();
+}
 
 std::uint16_t largest_power_of_two_at_most(std::uint32_t n) {
   std::uint32_t p = 1;
@@ -98,10 +103,12 @@ Result<void> Net::start_device() {
 
   // TX ids with the device at a reset are frames that will never be sent.
   stats_.tx_drops += tx_.with_device();
-  if (auto ok = setup_queue(kRxQueue, rx_memory_, rx_, SplitQueue::Direction::kDeviceWrites); !ok.ok()) {
+  if (auto ok = setup_queue(kRxQueue, rx_memory_, rx_, SplitQueue::Direction::kDeviceWrites);
+      !ok.ok()) {
     return ok;
   }
-  if (auto ok = setup_queue(kTxQueue, tx_memory_, tx_, SplitQueue::Direction::kDeviceReads); !ok.ok()) {
+  if (auto ok = setup_queue(kTxQueue, tx_memory_, tx_, SplitQueue::Direction::kDeviceReads);
+      !ok.ok()) {
     return ok;
   }
   // Every RX buffer not held by the stack goes to the device.
@@ -130,7 +137,8 @@ Result<void> Net::negotiate_modern() {
   features_ = offered & (kFeatureVersion1 | kFeatureMac | kFeatureStatus);
   device_.set_driver_features(features_);
   device_.add_status(kStatusFeaturesOk);
-  if ((device_.read(MmioReg::kStatus) & kStatusFeaturesOk) == 0) {  // re-read: the device may refuse
+  if ((device_.read(MmioReg::kStatus) & kStatusFeaturesOk) ==
+      0) {  // re-read: the device may refuse
     device_.add_status(kStatusFailed);
     return Unexpected(Error::kDeviceError);
   }
@@ -208,9 +216,10 @@ void Net::read_config() {
       for (std::uint32_t i = 0; i < 6; ++i) mac_.bytes[i] = device_.read_config8(kConfigMac + i);
     }
     // Without STATUS the link is assumed up (§5.1.4.2).
-    link_ = (features_ & kFeatureStatus) == 0 || (device_.read_config16(kConfigStatus) & kLinkUp) != 0
-                ? hal::LinkState::kUp
-                : hal::LinkState::kDown;
+    link_ =
+        (features_ & kFeatureStatus) == 0 || (device_.read_config16(kConfigStatus) & kLinkUp) != 0
+            ? hal::LinkState::kUp
+            : hal::LinkState::kDown;
   } while (generation != device_.read(MmioReg::kConfigGeneration));
 }
 
@@ -325,7 +334,8 @@ void Net::reclaim_tx() {
   while (auto done = tx_.pop_used()) (void)tx_.put_free(done->id);
 }
 
-void Net::fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments, std::uint32_t bytes) {
+void Net::fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments,
+                  std::uint32_t bytes) {
   std::byte* buffer = tx_.buffer(id).data();
   std::memset(buffer, 0, header_bytes_);  // no offloads: an all-zero header
   std::byte* at = buffer + header_bytes_;

@@ -47,8 +47,8 @@ class Net {
   static constexpr std::uint64_t kFeatureStatus = feature(16);
 
   struct Config {
-    std::uintptr_t base = 0;  // the virtio-mmio slot
-    std::uint32_t irq = 0;    // its PLIC source
+    std::uintptr_t base = 0;   // the virtio-mmio slot
+    std::uint32_t irq = 0;     // its PLIC source
     MmioBus* model = nullptr;  // host tests only: a device model instead of registers
   };
 

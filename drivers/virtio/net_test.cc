@@ -39,15 +39,15 @@ std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
 
 class NetTest : public ::testing::Test {
  protected:
-  NetTest()
-      : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
+  NetTest() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
     // 4 MiB of page-aligned "physical" memory, identity-mapped on the host,
     // in the low 2 GiB so that legacy QueuePFN (32 bits of pages) reaches it.
-    void* low = mmap(nullptr, kPagesBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
-                     -1, 0);
+    void* low = mmap(nullptr, kPagesBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
     EXPECT_NE(low, MAP_FAILED);
     pages_memory_ = static_cast<std::byte*>(low);
-    const mem::PhysRange range{mem::to_phys(pages_memory_), mem::to_phys(pages_memory_) + kPagesBytes};
+    const mem::PhysRange range{mem::to_phys(pages_memory_),
+                               mem::to_phys(pages_memory_) + kPagesBytes};
     EXPECT_TRUE(pages_.init({&range, 1}).ok());
     plic_.init();
     irq::init(plic_);
@@ -60,7 +60,9 @@ class NetTest : public ::testing::Test {
   }
   ~NetTest() override { munmap(pages_memory_, kPagesBytes); }
 
-  Result<void> init() { return net_.init({.base = 0x1000'8000, .irq = kIrq, .model = &device_}, pages_); }
+  Result<void> init() {
+    return net_.init({.base = 0x1000'8000, .irq = kIrq, .model = &device_}, pages_);
+  }
 
   // Everything the driver received now, each buffer released at once.
   std::vector<std::vector<std::byte>> drain() {
@@ -374,13 +376,13 @@ TEST_F(NetTest, BadUsedEntriesAreCountedAndBuffersReposted) {
   ASSERT_TRUE(init().ok());
   auto& rx = *device_.queue(0);
   const std::uint16_t a = rx.take_avail();
-  rx.complete(300, 100);                           // out of range
-  rx.complete(a, Net::kBufferBytes + 100);         // beyond the buffer
-  rx.complete(a, 100);                             // a second time
+  rx.complete(300, 100);                    // out of range
+  rx.complete(a, Net::kBufferBytes + 100);  // beyond the buffer
+  rx.complete(a, 100);                      // a second time
   ASSERT_TRUE(device_.deliver(frame_of(7, 80)));
   rx.complete(1000, 4);
   const std::uint16_t runt = rx.take_avail();
-  rx.complete(runt, 12 + 10);                      // shorter than an Ethernet header
+  rx.complete(runt, 12 + 10);  // shorter than an Ethernet header
   auto frames = drain();
   ASSERT_EQ(frames.size(), 1u);
   EXPECT_EQ(frames[0], frame_of(7, 80));

@@ -7,9 +7,9 @@
 namespace starling::virtio {
 
 Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Direction direction) {
-  if (size == 0 || size > kMaxSize || !mem::is_power_of_two(size) || memory.descriptors == nullptr ||
-      memory.avail == nullptr || memory.used == nullptr || memory.buffers_cpu == nullptr ||
-      memory.buffer_bytes == 0) {
+  if (size == 0 || size > kMaxSize || !mem::is_power_of_two(size) ||
+      memory.descriptors == nullptr || memory.avail == nullptr || memory.used == nullptr ||
+      memory.buffers_cpu == nullptr || memory.buffer_bytes == 0) {
     return Unexpected(Error::kInvalidArgument);
   }
   const bool keep_held = size_ != 0;  // a re-init: see below
@@ -80,7 +80,9 @@ bool SplitQueue::publish() {
   return (used_flags() & kUsedNoNotify) == 0;
 }
 
-bool SplitQueue::has_used() const { return used_idx() != last_used_; }
+bool SplitQueue::has_used() const {
+  return used_idx() != last_used_;
+}
 
 std::optional<SplitQueue::Completion> SplitQueue::pop_used() {
   for (;;) {
@@ -111,7 +113,9 @@ bool SplitQueue::enable_interrupts() {
   return has_used();
 }
 
-void SplitQueue::disable_interrupts() { avail_flags() = kAvailNoInterrupt; }
+void SplitQueue::disable_interrupts() {
+  avail_flags() = kAvailNoInterrupt;
+}
 
 std::span<std::byte> SplitQueue::buffer(std::uint16_t id) const {
   return {buffers_cpu_ + std::size_t{id} * buffer_bytes_, buffer_bytes_};

@@ -117,8 +117,12 @@ class SplitQueue {
   volatile std::uint16_t& avail_flags() const { return avail_[0]; }
   volatile std::uint16_t& avail_idx() const { return avail_[1]; }
   volatile std::uint16_t& avail_ring(std::uint16_t slot) const { return avail_[2 + slot]; }
-  volatile std::uint16_t& used_flags() const { return *reinterpret_cast<volatile std::uint16_t*>(used_); }
-  volatile std::uint16_t& used_idx() const { return *reinterpret_cast<volatile std::uint16_t*>(used_ + 2); }
+  volatile std::uint16_t& used_flags() const {
+    return *reinterpret_cast<volatile std::uint16_t*>(used_);
+  }
+  volatile std::uint16_t& used_idx() const {
+    return *reinterpret_cast<volatile std::uint16_t*>(used_ + 2);
+  }
   volatile UsedElement& used_ring(std::uint16_t slot) const {
     return reinterpret_cast<volatile UsedElement*>(used_ + 4)[slot];
   }

@@ -139,12 +139,12 @@ TEST(SplitQueueTest, BadUsedEntriesAreCountedNotTrusted) {
   f.queue.publish();
   const std::uint16_t a = device.take_avail();
   const std::uint16_t b = device.take_avail();
-  device.complete(8, 100);       // out of range
-  device.complete(60000, 100);   // far out of range
+  device.complete(8, 100);      // out of range
+  device.complete(60000, 100);  // far out of range
   const std::uint16_t never_posted = *f.queue.take_free();
-  device.complete(never_posted, 100);  // held by the driver, not the device
-  device.complete(a, 100);             // good
-  device.complete(a, 100);             // twice
+  device.complete(never_posted, 100);    // held by the driver, not the device
+  device.complete(a, 100);               // good
+  device.complete(a, 100);               // twice
   device.complete(b, kBufferBytes + 1);  // longer than the buffer
 
   auto first = f.queue.pop_used();

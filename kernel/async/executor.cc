@@ -8,7 +8,9 @@ namespace starling::async {
 Executor* Executor::current_ = nullptr;
 
 namespace detail {
-void unqueue(PromiseBase& promise) noexcept { Executor::current().unqueue(promise); }
+void unqueue(PromiseBase& promise) noexcept {
+  Executor::current().unqueue(promise);
+}
 }  // namespace detail
 
 Executor::Executor() noexcept : start_cycles_(hal::cycles()) {
@@ -21,7 +23,9 @@ Executor::~Executor() {
   current_ = nullptr;
 }
 
-std::uint64_t Executor::total_cycles() const noexcept { return hal::cycles() - start_cycles_; }
+std::uint64_t Executor::total_cycles() const noexcept {
+  return hal::cycles() - start_cycles_;
+}
 
 Result<void> Executor::spawn_promise(PromiseBase* task) noexcept {
   if (task == nullptr) {

@@ -110,9 +110,7 @@ class Executor final : private TaskOwner {
   void expire_timers() noexcept;
   void run_pass() noexcept;
   void sleep() noexcept;
-  bool quiescent() const noexcept {
-    return ready_.empty() && timers_.empty() && armed_ == nullptr;
-  }
+  bool quiescent() const noexcept { return ready_.empty() && timers_.empty() && armed_ == nullptr; }
 
   ReadyQueue ready_;
   TimerQueue timers_;

@@ -92,9 +92,13 @@ struct Reported {
   std::vector<Error> errors;
 };
 
-void collect(Error e, void* context) { static_cast<Reported*>(context)->errors.push_back(e); }
+void collect(Error e, void* context) {
+  static_cast<Reported*>(context)->errors.push_back(e);
+}
 
-Task<void> fail(Error e) { co_return Unexpected(e); }
+Task<void> fail(Error e) {
+  co_return Unexpected(e);
+}
 
 TEST_F(ExecutorTest, DetachedTaskErrorsReachTheReporter) {
   Reported reported;

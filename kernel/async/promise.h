@@ -65,8 +65,8 @@ class PromiseBase {
   friend class Task;
   friend struct FinalAwaiter;
 
-  PromiseBase* next_ = nullptr;  // ready queue link
-  void* frame_ = nullptr;        // this coroutine's frame (its handle's address)
+  PromiseBase* next_ = nullptr;             // ready queue link
+  void* frame_ = nullptr;                   // this coroutine's frame (its handle's address)
   std::coroutine_handle<> continuation_{};  // the awaiting parent, if any
   TaskOwner* owner_ = nullptr;              // a Scope or the executor, if spawned
   PromiseBase* sibling_prev_ = nullptr;     // in the owner's TaskList

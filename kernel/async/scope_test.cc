@@ -112,7 +112,9 @@ TEST_F(ScopeTest, CancellingTheParentCancelsItsChildren) {
     for (int i = 0; i < 3; ++i) (void)scope.spawn(forever(e, s));
     co_return co_await scope.join();
   };
-  auto body = [&]() -> Task<void> { co_return co_await with_timeout(parent(never, &started), 2 * kMillisecond); };
+  auto body = [&]() -> Task<void> {
+    co_return co_await with_timeout(parent(never, &started), 2 * kMillisecond);
+  };
   Result<void> r = executor_.block_on(body());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), Error::kTimedOut);

@@ -45,7 +45,8 @@ class Semaphore {
   class [[nodiscard]] Awaiter {
    public:
     explicit Awaiter(Semaphore& semaphore) noexcept : semaphore_(&semaphore) {}
-    Awaiter(Awaiter&& other) noexcept : node_(std::move(other.node_)), semaphore_(other.semaphore_) {}
+    Awaiter(Awaiter&& other) noexcept
+        : node_(std::move(other.node_)), semaphore_(other.semaphore_) {}
     ~Awaiter() {
       if (node_.linked()) {
         semaphore_->waiters_.remove(node_);

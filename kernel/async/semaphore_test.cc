@@ -63,7 +63,7 @@ TEST_F(SemaphoreTest, CancelledWaiterHoldingAPermitPassesItOn) {
   ASSERT_TRUE(scope.spawn(acquire_and_log(s, &log, 'a')).ok());
   ASSERT_TRUE(executor_.spawn(acquire_and_log(s, &log, 'b')).ok());
   executor_.run();
-  s.release();    // granted to 'a', which has not run yet
+  s.release();     // granted to 'a', which has not run yet
   scope.cancel();  // 'a' dies before running: its permit goes to 'b'
   executor_.run();
   EXPECT_EQ(log, "b");

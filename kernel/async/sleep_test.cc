@@ -34,8 +34,7 @@ TEST_F(SleepTest, TimersFireInDeadlineOrderNeverEarly) {
   const std::uint64_t t0 = hal::now_ns();
   const int offsets_ms[] = {6, 2, 4, 1, 5, 3};
   for (int i = 0; i < 6; ++i) {
-    ASSERT_TRUE(
-        executor_.spawn(sleeper(&log, i, t0 + offsets_ms[i] * kMillisecond)).ok());
+    ASSERT_TRUE(executor_.spawn(sleeper(&log, i, t0 + offsets_ms[i] * kMillisecond)).ok());
   }
   executor_.run();
   ASSERT_EQ(log.size(), 6u);

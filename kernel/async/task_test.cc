@@ -25,11 +25,17 @@ Task<int> answer(bool* ran) {
   co_return 42;
 }
 
-Task<int> fail_with(Error e) { co_return Unexpected(e); }
+Task<int> fail_with(Error e) {
+  co_return Unexpected(e);
+}
 
-Task<void> ok_void() { co_return {}; }
+Task<void> ok_void() {
+  co_return {};
+}
 
-Task<std::unique_ptr<int>> boxed(int v) { co_return std::make_unique<int>(v); }
+Task<std::unique_ptr<int>> boxed(int v) {
+  co_return std::make_unique<int>(v);
+}
 
 TEST_F(TaskTest, IsLazyAndReturnsItsValue) {
   bool ran = false;

@@ -45,7 +45,9 @@ TEST_F(TimeoutTest, OperationThatFinishesFirstKeepsItsResult) {
 }
 
 TEST_F(TimeoutTest, SleepingOperationIsCancelledAtTheDeadline) {
-  auto body = []() -> Task<int> { co_return co_await with_timeout(slow(10 * kSecond, 1), 3 * kMillisecond); };
+  auto body = []() -> Task<int> {
+    co_return co_await with_timeout(slow(10 * kSecond, 1), 3 * kMillisecond);
+  };
   const std::uint64_t t0 = hal::now_ns();
   Result<int> r = executor_.block_on(body());
   ASSERT_FALSE(r.ok());
@@ -58,7 +60,9 @@ TEST_F(TimeoutTest, SleepingOperationIsCancelledAtTheDeadline) {
 
 TEST_F(TimeoutTest, CancelsAChainWaitingOnAnEvent) {
   Event e;
-  auto body = [](Event& ev) -> Task<int> { co_return co_await with_timeout(nested(ev), 2 * kMillisecond); };
+  auto body = [](Event& ev) -> Task<int> {
+    co_return co_await with_timeout(nested(ev), 2 * kMillisecond);
+  };
   Result<int> r = executor_.block_on(body(e));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), Error::kTimedOut);
@@ -100,7 +104,9 @@ TEST_F(TimeoutTest, CancelsAnOperationThatWasWokenButHasNotRun) {
 
 TEST_F(TimeoutTest, WrapsPlainAwaitables) {
   Semaphore s(0);
-  auto body = [](Semaphore& sem) -> Task<void> { co_return co_await with_timeout(sem.acquire(), kMillisecond); };
+  auto body = [](Semaphore& sem) -> Task<void> {
+    co_return co_await with_timeout(sem.acquire(), kMillisecond);
+  };
   Result<void> r = executor_.block_on(body(s));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), Error::kTimedOut);
@@ -112,7 +118,9 @@ TEST_F(TimeoutTest, WrapsPlainAwaitables) {
 }
 
 TEST_F(TimeoutTest, NestedTimeoutsInnerFiresFirst) {
-  auto inner = []() -> Task<int> { co_return co_await with_timeout(slow(kSecond, 1), kMillisecond); };
+  auto inner = []() -> Task<int> {
+    co_return co_await with_timeout(slow(kSecond, 1), kMillisecond);
+  };
   auto outer = [&]() -> Task<int> {
     Result<int> r = co_await with_timeout(inner(), kSecond);
     if (!r && r.error() == Error::kTimedOut) co_return 42;  // the inner one

@@ -61,8 +61,7 @@ class TimerQueue {
 
  private:
   static bool before(const TimerNode& a, const TimerNode& b) noexcept {
-    return a.deadline_ < b.deadline_ ||
-           (a.deadline_ == b.deadline_ && a.sequence_ < b.sequence_);
+    return a.deadline_ < b.deadline_ || (a.deadline_ == b.deadline_ && a.sequence_ < b.sequence_);
   }
   static TimerNode* meld(TimerNode* a, TimerNode* b) noexcept;
   static TimerNode* merge_pairs(TimerNode* first) noexcept;

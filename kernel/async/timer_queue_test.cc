@@ -17,7 +17,9 @@ struct TestTimer {
   int id = 0;
 };
 
-void record(TimerNode& node) noexcept { g_fired->push_back(reinterpret_cast<TestTimer&>(node).id); }
+void record(TimerNode& node) noexcept {
+  g_fired->push_back(reinterpret_cast<TestTimer&>(node).id);
+}
 
 TEST(TimerQueue, ExpiresInDeadlineOrderThenInsertionOrder) {
   std::vector<int> fired;

@@ -22,7 +22,9 @@ class [[nodiscard]] YieldAwaiter {
   void await_resume() const noexcept {}
 };
 
-inline YieldAwaiter yield() noexcept { return {}; }
+inline YieldAwaiter yield() noexcept {
+  return {};
+}
 
 }  // namespace starling::async
 

@@ -24,7 +24,8 @@ constinit mem::PageAllocator pages;
 
 // The frame allocator is a class with a constructor taking its arena: keep
 // raw storage and construct it once the arena exists.
-alignas(async::FrameAllocator) constinit std::byte frame_storage[sizeof(async::FrameAllocator)] = {};
+alignas(async::FrameAllocator) constinit std::byte
+    frame_storage[sizeof(async::FrameAllocator)] = {};
 constinit async::FrameAllocator* frames = nullptr;
 
 Result<std::span<std::byte>> take_pages(std::size_t bytes) {
@@ -65,9 +66,13 @@ Result<MemorySummary> init_memory(unsigned long dtb) {
   return summary;
 }
 
-mem::PageAllocator& page_allocator() { return pages; }
+mem::PageAllocator& page_allocator() {
+  return pages;
+}
 
-async::FrameAllocator* frame_allocator() { return frames; }
+async::FrameAllocator* frame_allocator() {
+  return frames;
+}
 
 }  // namespace starling::boot
 
@@ -75,6 +80,8 @@ namespace starling::mem {
 
 // Plain operator new has no way to report failure without exceptions: an
 // allocation that must not fail did.
-[[noreturn]] void out_of_memory(std::size_t /*requested_bytes*/) { panic("out of memory"); }
+[[noreturn]] void out_of_memory(std::size_t /*requested_bytes*/) {
+  panic("out of memory");
+}
 
 }  // namespace starling::mem

@@ -37,8 +37,8 @@ void print_hex(std::uint64_t value) {
 void print_dec(std::int64_t value) {
   // Work on the magnitude as unsigned: negating INT64_MIN as a signed value is UB.
   const bool negative = value < 0;
-  std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(value)
-                                     : static_cast<std::uint64_t>(value);
+  std::uint64_t magnitude =
+      negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
   std::array<char, 1 + 20> buffer{};  // sign + the 20 digits of 2^64 - 1
   std::size_t pos = buffer.size();
   do {

@@ -15,7 +15,9 @@ constinit bool attached = false;
 
 // Trap context: mark the source ready, nothing else (irq:: leaves the PLIC
 // source masked until the reader has drained the UART).
-void on_receive_interrupt(void* source) { static_cast<async::InterruptSource*>(source)->signal(); }
+void on_receive_interrupt(void* source) {
+  static_cast<async::InterruptSource*>(source)->signal();
+}
 
 Result<void> attach_once() {
   if (attached) return {};
@@ -90,7 +92,9 @@ async::Task<std::size_t> read_line(std::span<char> out) {
 }
 
 std::size_t receive_interrupts() {
-  return rx_source == nullptr ? 0 : static_cast<std::size_t>(irq::delivered_count(board::console_irq()));
+  return rx_source == nullptr
+             ? 0
+             : static_cast<std::size_t>(irq::delivered_count(board::console_irq()));
 }
 
 }  // namespace starling::console

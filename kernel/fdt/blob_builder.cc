@@ -55,9 +55,15 @@ BlobBuilder& BlobBuilder::begin_node(std::string_view name) {
   return *this;
 }
 
-BlobBuilder& BlobBuilder::end_node() { return word(2); }
-BlobBuilder& BlobBuilder::nop() { return word(4); }
-BlobBuilder& BlobBuilder::end() { return word(9); }
+BlobBuilder& BlobBuilder::end_node() {
+  return word(2);
+}
+BlobBuilder& BlobBuilder::nop() {
+  return word(4);
+}
+BlobBuilder& BlobBuilder::end() {
+  return word(9);
+}
 
 BlobBuilder& BlobBuilder::property(std::string_view name, const std::vector<std::byte>& value) {
   append_be32(structure_, 3);

@@ -23,7 +23,8 @@ class BlobBuilder {
   BlobBuilder& property(std::string_view name, const std::vector<std::byte>& value);
   BlobBuilder& property_cells(std::string_view name, std::initializer_list<std::uint32_t> cells);
   BlobBuilder& property_string(std::string_view name, std::string_view text);
-  BlobBuilder& property_strings(std::string_view name, std::initializer_list<std::string_view> list);
+  BlobBuilder& property_strings(std::string_view name,
+                                std::initializer_list<std::string_view> list);
   BlobBuilder& nop();
   BlobBuilder& end();  // FDT_END; build() does not add one by itself
   // Raw words and bytes in the structure block, for damaged blobs.

@@ -21,8 +21,7 @@ Result<Chosen> read_chosen(const DeviceTree& tree) {
   if (!node) return chosen;
   Result<std::optional<std::string_view>> bootargs = optional_string(tree, *node, "bootargs");
   if (!bootargs) return Unexpected(bootargs.error());
-  Result<std::optional<std::string_view>> stdout_path =
-      optional_string(tree, *node, "stdout-path");
+  Result<std::optional<std::string_view>> stdout_path = optional_string(tree, *node, "stdout-path");
   if (!stdout_path) return Unexpected(stdout_path.error());
   chosen.bootargs = *bootargs;
   chosen.stdout_path = *stdout_path;

@@ -5,7 +5,9 @@
 namespace starling::fdt {
 namespace {
 
-constexpr std::size_t field(HeaderField f) { return static_cast<std::size_t>(f); }
+constexpr std::size_t field(HeaderField f) {
+  return static_cast<std::size_t>(f);
+}
 
 // Rounds up to the next token boundary. Offsets here are below 2^32 (they
 // come from u32 header fields), so adding 3 cannot wrap a 64-bit size_t.

@@ -20,11 +20,11 @@ namespace starling::fdt {
 struct Node {
   static constexpr std::size_t kNoParent = ~std::size_t{0};
 
-  std::string_view name;          // "memory@80000000"; "" for the root
-  std::size_t offset = 0;         // its FDT_BEGIN_NODE token
-  std::size_t contents = 0;       // first token after the name: properties, then children
-  std::size_t parent = kNoParent; // the parent's FDT_BEGIN_NODE token
-  std::size_t depth = 0;          // the root is 0
+  std::string_view name;           // "memory@80000000"; "" for the root
+  std::size_t offset = 0;          // its FDT_BEGIN_NODE token
+  std::size_t contents = 0;        // first token after the name: properties, then children
+  std::size_t parent = kNoParent;  // the parent's FDT_BEGIN_NODE token
+  std::size_t depth = 0;           // the root is 0
 
   // The name without its unit address: "memory" for "memory@80000000".
   constexpr std::string_view base_name() const { return name.substr(0, name.find('@')); }
@@ -116,9 +116,9 @@ class DeviceTree {
   struct RawToken {
     Token kind = Token::kEnd;
     std::size_t offset = 0;
-    std::size_t next = 0;             // where the following token starts
-    std::string_view name;            // node name or property name
-    std::span<const std::byte> value; // property value
+    std::size_t next = 0;              // where the following token starts
+    std::string_view name;             // node name or property name
+    std::span<const std::byte> value;  // property value
   };
 
   // A node's `reg` with the cell counts that decode it.

@@ -142,10 +142,10 @@ TEST(DeviceTreeTest, ForEachNodeVisitsDepthFirstAndCanStop) {
     names.push_back(std::string(node.depth, '+') + std::string(node.name));
     return true;
   });
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "", "+memory@80000000", "+memory@100000000", "+soc",
-                       "++serial@10000000", "++serial@10010000", "++odd", "+cpus", "++cpu@0",
-                       "+pci", "++dev@0", "+defaults", "++thing@4"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"", "+memory@80000000", "+memory@100000000", "+soc",
+                                      "++serial@10000000", "++serial@10010000", "++odd", "+cpus",
+                                      "++cpu@0", "+pci", "++dev@0", "+defaults", "++thing@4"}));
   int visited = 0;
   tree.for_each_node([&](const Node&) { return ++visited < 3; });
   EXPECT_EQ(visited, 3);

@@ -114,11 +114,11 @@ TEST(MalformedTest, BlockOffsetsAndSizesOutOfRange) {
     std::uint32_t value;
   };
   const Patch patches[] = {
-      {kOffStruct, total + 4},      {kOffStruct, 0xfffffff0},  {kOffStrings, total + 1},
-      {kOffRsvmap, total},          {kOffRsvmap, total + 8},   {kSizeStruct, total},
-      {kSizeStrings, total},        {kSizeStruct, 0xffffffff}, {kSizeStrings, 0xfffffffc},
-      {kOffStruct, 0},              {kOffStruct, 36},          {kOffStrings, 8},
-      {kOffRsvmap, 0},              {kOffRsvmap, 32},  // overlapping the header
+      {kOffStruct, total + 4}, {kOffStruct, 0xfffffff0},  {kOffStrings, total + 1},
+      {kOffRsvmap, total},     {kOffRsvmap, total + 8},   {kSizeStruct, total},
+      {kSizeStrings, total},   {kSizeStruct, 0xffffffff}, {kSizeStrings, 0xfffffffc},
+      {kOffStruct, 0},         {kOffStruct, 36},          {kOffStrings, 8},
+      {kOffRsvmap, 0},         {kOffRsvmap, 32},  // overlapping the header
   };
   for (const Patch& patch : patches) {
     std::vector<std::byte> blob = good;
@@ -335,9 +335,15 @@ TEST(MalformedTest, RandomMutationsNeverCrash) {
       const std::size_t span = (random() % 2) ? 128 : original.size();
       const std::size_t at = random() % span;
       switch (random() % 3) {
-        case 0: blob[at] = static_cast<std::byte>(random()); break;
-        case 1: blob[at] ^= static_cast<std::byte>(1u << (random() % 8)); break;
-        default: blob[at & ~std::size_t{3}] = std::byte{0}; break;
+        case 0:
+          blob[at] = static_cast<std::byte>(random());
+          break;
+        case 1:
+          blob[at] ^= static_cast<std::byte>(1u << (random() % 8));
+          break;
+        default:
+          blob[at & ~std::size_t{3}] = std::byte{0};
+          break;
       }
     }
     Result<DeviceTree> tree = DeviceTree::open(blob.get(), original.size());

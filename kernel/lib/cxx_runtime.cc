@@ -10,14 +10,18 @@ extern "C" {
 // Registers destructors of static objects to run at exit. A kernel does not
 // exit through the C++ runtime (board::exit powers off), so they never run:
 // record nothing and report success.
-int __cxa_atexit(void (*)(void*), void*, void*) { return 0; }
+int __cxa_atexit(void (*)(void*), void*, void*) {
+  return 0;
+}
 
 // The address that identifies this "shared object" to __cxa_atexit.
 void* __dso_handle = nullptr;
 
 // A call through a pure virtual function: an object used during its own
 // construction or destruction.
-[[noreturn]] void __cxa_pure_virtual() { starling::panic("pure virtual function called"); }
+[[noreturn]] void __cxa_pure_virtual() {
+  starling::panic("pure virtual function called");
+}
 
 }  // extern "C"
 

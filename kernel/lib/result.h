@@ -12,29 +12,38 @@ namespace starling {
 // Why an operation failed. One list for the whole kernel, so errors cross
 // layers (a driver's kNoMemory reaches the application unchanged).
 enum class Error {
-  kNoMemory,       // an allocator or pool is exhausted
-  kTimedOut,       // a deadline passed first
-  kCancelled,      // the operation was cancelled (its owner gave up on it)
+  kNoMemory,   // an allocator or pool is exhausted
+  kTimedOut,   // a deadline passed first
+  kCancelled,  // the operation was cancelled (its owner gave up on it)
   kInvalidArgument,
-  kMalformed,      // input failed validation (a device tree, a frame, a descriptor)
+  kMalformed,  // input failed validation (a device tree, a frame, a descriptor)
   kNotFound,
-  kBusy,           // the resource is in use (a second waiter, a full ring)
+  kBusy,  // the resource is in use (a second waiter, a full ring)
   kUnsupported,
-  kDeviceError,    // the hardware reported an error or stopped responding
+  kDeviceError,  // the hardware reported an error or stopped responding
 };
 
 // A short, stable name for logs and test messages.
 constexpr const char* error_name(Error error) {
   switch (error) {
-    case Error::kNoMemory: return "no memory";
-    case Error::kTimedOut: return "timed out";
-    case Error::kCancelled: return "cancelled";
-    case Error::kInvalidArgument: return "invalid argument";
-    case Error::kMalformed: return "malformed";
-    case Error::kNotFound: return "not found";
-    case Error::kBusy: return "busy";
-    case Error::kUnsupported: return "unsupported";
-    case Error::kDeviceError: return "device error";
+    case Error::kNoMemory:
+      return "no memory";
+    case Error::kTimedOut:
+      return "timed out";
+    case Error::kCancelled:
+      return "cancelled";
+    case Error::kInvalidArgument:
+      return "invalid argument";
+    case Error::kMalformed:
+      return "malformed";
+    case Error::kNotFound:
+      return "not found";
+    case Error::kBusy:
+      return "busy";
+    case Error::kUnsupported:
+      return "unsupported";
+    case Error::kDeviceError:
+      return "device error";
   }
   return "unknown error";
 }

@@ -17,7 +17,9 @@ namespace {
 typedef std::uint64_t __attribute__((may_alias)) Word;
 constexpr std::size_t kWordSize = sizeof(Word);
 
-bool word_aligned(std::uintptr_t address) { return address % kWordSize == 0; }
+bool word_aligned(std::uintptr_t address) {
+  return address % kWordSize == 0;
+}
 
 }  // namespace
 

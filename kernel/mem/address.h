@@ -18,7 +18,9 @@ inline constexpr std::size_t kPageSize = 4096;
 inline std::byte* to_pointer(PhysAddr address) {
   return reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(address));
 }
-inline PhysAddr to_phys(const void* pointer) { return reinterpret_cast<std::uintptr_t>(pointer); }
+inline PhysAddr to_phys(const void* pointer) {
+  return reinterpret_cast<std::uintptr_t>(pointer);
+}
 
 constexpr bool is_power_of_two(std::uint64_t value) {
   return value != 0 && (value & (value - 1)) == 0;

@@ -57,8 +57,8 @@ Result<void> DmaPool::init(PageAllocator& pages, Shape shape, std::span<std::uin
 }
 
 DmaBuffer DmaPool::buffer(std::uint32_t index) const {
-  return DmaBuffer(cpu_base_ + std::size_t{index} * stride_, phys_base_ + std::uint64_t{index} * stride_,
-                   shape_.buffer_size, index);
+  return DmaBuffer(cpu_base_ + std::size_t{index} * stride_,
+                   phys_base_ + std::uint64_t{index} * stride_, shape_.buffer_size, index);
 }
 
 bool DmaPool::in_use(std::uint32_t index) const {

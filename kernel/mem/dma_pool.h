@@ -68,7 +68,9 @@ class DmaPool {
 
   // 32-bit words of metadata a pool of `count` buffers needs: the index
   // stack plus an in-use bitmap.
-  static constexpr std::size_t metadata_words(std::size_t count) { return count + (count + 31) / 32; }
+  static constexpr std::size_t metadata_words(std::size_t count) {
+    return count + (count + 31) / 32;
+  }
 
   constexpr DmaPool() = default;
   DmaPool(const DmaPool&) = delete;

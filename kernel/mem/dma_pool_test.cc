@@ -30,9 +30,9 @@ class DmaPoolTest : public ::testing::Test {
 
 TEST_F(DmaPoolTest, BuffersAreAlignedDistinctAndMapped) {
   DmaPool pool;
-  ASSERT_TRUE(pool.init(region(), {.buffer_size = 1536, .alignment = 2048, .count = kCount},
-                        metadata_)
-                  .ok());
+  ASSERT_TRUE(
+      pool.init(region(), {.buffer_size = 1536, .alignment = 2048, .count = kCount}, metadata_)
+          .ok());
   EXPECT_EQ(pool.stats().capacity, kCount);
   std::vector<DmaBuffer> buffers;
   for (std::size_t i = 0; i < kCount; ++i) {
@@ -70,8 +70,8 @@ TEST_F(DmaPoolTest, UnalignedRegionStartIsSkipped) {
 
 TEST_F(DmaPoolTest, ExhaustionCountedAndHighWater) {
   DmaPool pool;
-  ASSERT_TRUE(pool.init(region(), {.buffer_size = 64, .alignment = 64, .count = kCount}, metadata_)
-                  .ok());
+  ASSERT_TRUE(
+      pool.init(region(), {.buffer_size = 64, .alignment = 64, .count = kCount}, metadata_).ok());
   std::vector<DmaBuffer> buffers;
   for (std::size_t i = 0; i < kCount; ++i) buffers.push_back(*pool.allocate());
   EXPECT_EQ(pool.allocate().error(), Error::kNoMemory);
@@ -96,10 +96,12 @@ TEST_F(DmaPoolTest, DoubleAndForeignFreesAreRefused) {
   DmaRegion first_half = region();
   first_half.size = kBytes / 2;
   ASSERT_TRUE(
-      pool.init(first_half, {.buffer_size = 256, .alignment = 256, .count = kCount}, metadata_).ok());
-  ASSERT_TRUE(
-      other.init(second_half, {.buffer_size = 256, .alignment = 256, .count = kCount}, other_metadata)
+      pool.init(first_half, {.buffer_size = 256, .alignment = 256, .count = kCount}, metadata_)
           .ok());
+  ASSERT_TRUE(other
+                  .init(second_half, {.buffer_size = 256, .alignment = 256, .count = kCount},
+                        other_metadata)
+                  .ok());
   const DmaBuffer mine = *pool.allocate();
   const DmaBuffer theirs = *other.allocate();
 
@@ -130,8 +132,8 @@ TEST_F(DmaPoolTest, DoubleAndForeignFreesAreRefused) {
 
 TEST_F(DmaPoolTest, DeviceOverwritingBuffersCannotCorruptThePool) {
   DmaPool pool;
-  ASSERT_TRUE(pool.init(region(), {.buffer_size = 128, .alignment = 64, .count = kCount}, metadata_)
-                  .ok());
+  ASSERT_TRUE(
+      pool.init(region(), {.buffer_size = 128, .alignment = 64, .count = kCount}, metadata_).ok());
   std::vector<DmaBuffer> buffers;
   for (std::size_t i = 0; i < kCount; ++i) buffers.push_back(*pool.allocate());
   for (const DmaBuffer& b : buffers) ASSERT_TRUE(pool.free(b).ok());
@@ -146,26 +148,26 @@ TEST_F(DmaPoolTest, DeviceOverwritingBuffersCannotCorruptThePool) {
 
 TEST_F(DmaPoolTest, RejectsBadShapesAndRegionsTooSmall) {
   DmaPool pool;
-  EXPECT_EQ(pool.init(region(), {.buffer_size = 64, .alignment = 48, .count = kCount}, metadata_)
-                .error(),
-            Error::kInvalidArgument);
-  EXPECT_EQ(pool.init(region(), {.buffer_size = 0, .alignment = 64, .count = kCount}, metadata_)
-                .error(),
-            Error::kInvalidArgument);
   EXPECT_EQ(
-      pool.init(region(), {.buffer_size = 64, .alignment = 64, .count = kCount}, std::span(metadata_).first(kCount))
-          .error(),
+      pool.init(region(), {.buffer_size = 64, .alignment = 48, .count = kCount}, metadata_).error(),
       Error::kInvalidArgument);
-  // 8 x 16 KiB do not fit 64 KiB.
   EXPECT_EQ(
-      pool.init(region(), {.buffer_size = 16384, .alignment = 64, .count = kCount}, metadata_)
-          .error(),
-      Error::kNoMemory);
-  // A huge stride must not wrap the size check.
-  EXPECT_EQ(pool.init(region(), {.buffer_size = ~std::size_t{0} / 2, .alignment = 64, .count = kCount},
-                      metadata_)
+      pool.init(region(), {.buffer_size = 0, .alignment = 64, .count = kCount}, metadata_).error(),
+      Error::kInvalidArgument);
+  EXPECT_EQ(pool.init(region(), {.buffer_size = 64, .alignment = 64, .count = kCount},
+                      std::span(metadata_).first(kCount))
+                .error(),
+            Error::kInvalidArgument);
+  // 8 x 16 KiB do not fit 64 KiB.
+  EXPECT_EQ(pool.init(region(), {.buffer_size = 16384, .alignment = 64, .count = kCount}, metadata_)
                 .error(),
             Error::kNoMemory);
+  // A huge stride must not wrap the size check.
+  EXPECT_EQ(
+      pool.init(region(), {.buffer_size = ~std::size_t{0} / 2, .alignment = 64, .count = kCount},
+                metadata_)
+          .error(),
+      Error::kNoMemory);
   EXPECT_FALSE(pool.allocate().ok());  // still uninitialised
 }
 
@@ -179,7 +181,8 @@ TEST(DmaPoolPagesTest, TakesAlignedPagesFromThePageAllocator) {
 
   DmaPool pool;
   std::array<std::uint32_t, DmaPool::metadata_words(16)> metadata{};
-  ASSERT_TRUE(pool.init(pages, {.buffer_size = 2048, .alignment = 2048, .count = 16}, metadata).ok());
+  ASSERT_TRUE(
+      pool.init(pages, {.buffer_size = 2048, .alignment = 2048, .count = 16}, metadata).ok());
   EXPECT_EQ(pages.stats().free_pages, free_before - 8);  // 16 x 2 KiB
   for (int i = 0; i < 16; ++i) {
     Result<DmaBuffer> b = pool.allocate();

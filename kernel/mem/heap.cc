@@ -46,22 +46,36 @@ constexpr std::size_t block_size_for(std::size_t size) {
 }
 
 // Bin b holds free blocks of [2^b, 2^(b+1)) bytes.
-std::size_t bin_of(std::size_t size) { return 63 - static_cast<std::size_t>(__builtin_clzll(size)); }
+std::size_t bin_of(std::size_t size) {
+  return 63 - static_cast<std::size_t>(__builtin_clzll(size));
+}
 
 std::byte* address_of(const Block* b) {
   return reinterpret_cast<std::byte*>(const_cast<Block*>(b));
 }
-std::size_t size_of(const Block* b) { return b->size_flags & ~kFlags; }
-bool is_used(const Block* b) { return (b->size_flags & kUsed) != 0; }
-bool prev_is_used(const Block* b) { return (b->size_flags & kPrevUsed) != 0; }
+std::size_t size_of(const Block* b) {
+  return b->size_flags & ~kFlags;
+}
+bool is_used(const Block* b) {
+  return (b->size_flags & kUsed) != 0;
+}
+bool prev_is_used(const Block* b) {
+  return (b->size_flags & kPrevUsed) != 0;
+}
 
 std::uint64_t check_word(const Block* b, std::size_t size_flags) {
   return kCheckSeed ^ reinterpret_cast<std::uintptr_t>(b) ^ size_flags;
 }
-bool is_valid(const Block* b) { return b->check == check_word(b, b->size_flags); }
+bool is_valid(const Block* b) {
+  return b->check == check_word(b, b->size_flags);
+}
 
-Block* block_at(std::byte* address) { return reinterpret_cast<Block*>(address); }
-Block* next_of(const Block* b) { return block_at(address_of(b) + size_of(b)); }
+Block* block_at(std::byte* address) {
+  return reinterpret_cast<Block*>(address);
+}
+Block* next_of(const Block* b) {
+  return block_at(address_of(b) + size_of(b));
+}
 
 void write_header(Block* b, std::size_t size, bool used, bool prev_used) {
   b->size_flags = size | (used ? kUsed : 0) | (prev_used ? kPrevUsed : 0);
@@ -77,15 +91,19 @@ std::size_t* footer_of(const Block* b) {
 }
 
 Block* prev_of(const Block* b) {
-  const std::size_t prev_size = *reinterpret_cast<const std::size_t*>(
-      address_of(b) - sizeof(std::size_t));
+  const std::size_t prev_size =
+      *reinterpret_cast<const std::size_t*>(address_of(b) - sizeof(std::size_t));
   return block_at(address_of(b) - prev_size);
 }
 
 // A header that no longer starts a block: a later free() of it must fail.
-void scrub(Block* b) { b->check = 0; }
+void scrub(Block* b) {
+  b->check = 0;
+}
 
-void* payload_of(Block* b) { return address_of(b) + kHeader; }
+void* payload_of(Block* b) {
+  return address_of(b) + kHeader;
+}
 
 }  // namespace
 
@@ -218,7 +236,9 @@ Heap::Block* Heap::block_of(const void* pointer) const {
   return b;
 }
 
-bool Heap::owns(const void* pointer) const { return block_of(pointer) != nullptr; }
+bool Heap::owns(const void* pointer) const {
+  return block_of(pointer) != nullptr;
+}
 
 std::size_t Heap::usable_size(const void* pointer) const {
   const Block* b = block_of(pointer);

@@ -31,18 +31,23 @@ void* allocate_aligned_or_die(std::size_t size, std::align_val_t alignment) {
 
 }  // namespace
 
-Heap& kernel_heap() { return g_heap; }
+Heap& kernel_heap() {
+  return g_heap;
+}
 
 }  // namespace starling::mem
 
-
 extern "C" {
 
-void* malloc(std::size_t size) { return starling::mem::kernel_heap().allocate(size); }
+void* malloc(std::size_t size) {
+  return starling::mem::kernel_heap().allocate(size);
+}
 
 // A refused free (double, foreign) is counted in the heap's stats; C's free
 // has no way to report it.
-void free(void* pointer) { (void)starling::mem::kernel_heap().free(pointer); }
+void free(void* pointer) {
+  (void)starling::mem::kernel_heap().free(pointer);
+}
 
 void* calloc(std::size_t count, std::size_t size) {
   return starling::mem::kernel_heap().allocate_zeroed(count, size);
@@ -59,8 +64,12 @@ void* aligned_alloc(std::size_t alignment, std::size_t size) {
 }  // extern "C"
 
 // Plain new cannot return null: out_of_memory() does not return.
-void* operator new(std::size_t size) { return starling::mem::allocate_or_die(size); }
-void* operator new[](std::size_t size) { return starling::mem::allocate_or_die(size); }
+void* operator new(std::size_t size) {
+  return starling::mem::allocate_or_die(size);
+}
+void* operator new[](std::size_t size) {
+  return starling::mem::allocate_or_die(size);
+}
 void* operator new(std::size_t size, std::align_val_t alignment) {
   return starling::mem::allocate_aligned_or_die(size, alignment);
 }
@@ -78,15 +87,18 @@ void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
 void* operator new(std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
   return starling::mem::kernel_heap().allocate_aligned(static_cast<std::size_t>(alignment), size);
 }
-void* operator new[](std::size_t size, std::align_val_t alignment,
-                     const std::nothrow_t&) noexcept {
+void* operator new[](std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
   return starling::mem::kernel_heap().allocate_aligned(static_cast<std::size_t>(alignment), size);
 }
 
 // Every delete ends in the same free(): the block header knows its size and
 // alignment, so the sized and aligned variants need not.
-void operator delete(void* pointer) noexcept { (void)starling::mem::kernel_heap().free(pointer); }
-void operator delete[](void* pointer) noexcept { (void)starling::mem::kernel_heap().free(pointer); }
+void operator delete(void* pointer) noexcept {
+  (void)starling::mem::kernel_heap().free(pointer);
+}
+void operator delete[](void* pointer) noexcept {
+  (void)starling::mem::kernel_heap().free(pointer);
+}
 void operator delete(void* pointer, std::size_t) noexcept {
   (void)starling::mem::kernel_heap().free(pointer);
 }

@@ -72,8 +72,7 @@ Result<MemoryMap> read_memory_map(const DeviceTree& tree) {
   return map;
 }
 
-Result<RangeSet> free_memory(const MemoryMap& map, PhysRange kernel_image,
-                             PhysRange device_tree) {
+Result<RangeSet> free_memory(const MemoryMap& map, PhysRange kernel_image, PhysRange device_tree) {
   RangeSet free = map.ram;
   for (const PhysRange& reserved : map.reserved.ranges()) {
     Result<void> cut = free.subtract(reserved);

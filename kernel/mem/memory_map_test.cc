@@ -47,9 +47,9 @@ TEST(MemoryMapTest, QemuVirtAfterOpenSbi) {
   const PhysRange dtb{0x87e00000, 0x87e00000 + blob.size()};
   Result<RangeSet> free = free_memory(*map, image, dtb);
   ASSERT_TRUE(free.ok());
-  EXPECT_EQ(list(*free), (std::vector<PhysRange>{{0x80080000, image.begin},
-                                                 {image.end, dtb.begin},
-                                                 {dtb.end, 0x88000000}}));
+  EXPECT_EQ(list(*free),
+            (std::vector<PhysRange>{
+                {0x80080000, image.begin}, {image.end, dtb.begin}, {dtb.end, 0x88000000}}));
   EXPECT_FALSE(free->overlaps({0x80000000, 0x80080000}));
   EXPECT_EQ(free->total_bytes(), 128 * kMiB - 0x80000 - image.size() - dtb.size());
 }
@@ -93,8 +93,8 @@ TEST(MemoryMapTest, ReservationsFromBothSourcesAndSeveralBanks) {
   ASSERT_TRUE(tree.ok());
   Result<MemoryMap> map = read_memory_map(*tree);
   ASSERT_TRUE(map.ok());
-  EXPECT_EQ(list(map->ram), (std::vector<PhysRange>{{0x80000000, 0xa0000000},
-                                                    {0x100000000, 0x110000000}}));
+  EXPECT_EQ(list(map->ram),
+            (std::vector<PhysRange>{{0x80000000, 0xa0000000}, {0x100000000, 0x110000000}}));
   EXPECT_EQ(list(map->reserved), (std::vector<PhysRange>{{0x80000000, 0x80040000},
                                                          {0x90000000, 0x90010000},
                                                          {0xa0000000, 0xa0100000},

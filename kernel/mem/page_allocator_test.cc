@@ -201,7 +201,8 @@ TEST(PageAllocatorTest, SeveralRegionsAndRandomUseMatchAModel) {
       }
       ASSERT_EQ(*a % alignment, 0u);
       bool inside = false;
-      for (const PhysRange& r : ranges) inside |= r.contains(*a) && r.contains(*a + count * kPageSize - 1);
+      for (const PhysRange& r : ranges)
+        inside |= r.contains(*a) && r.contains(*a + count * kPageSize - 1);
       ASSERT_TRUE(inside);
       const auto tag = static_cast<unsigned char>(step);
       std::memset(to_pointer(*a), tag, count * kPageSize);

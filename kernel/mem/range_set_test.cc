@@ -22,7 +22,8 @@ TEST(RangeSetTest, AddSortsAndMergesOverlappingAndTouching) {
   ASSERT_TRUE(set.add({0x5000, 0x6000}).ok());
   ASSERT_TRUE(set.add({0x1000, 0x2000}).ok());
   ASSERT_TRUE(set.add({0x3000, 0x4000}).ok());
-  EXPECT_EQ(list(set), (std::vector<PhysRange>{{0x1000, 0x2000}, {0x3000, 0x4000}, {0x5000, 0x6000}}));
+  EXPECT_EQ(list(set),
+            (std::vector<PhysRange>{{0x1000, 0x2000}, {0x3000, 0x4000}, {0x5000, 0x6000}}));
   ASSERT_TRUE(set.add({0x2000, 0x3000}).ok());  // touches both neighbours
   EXPECT_EQ(list(set), (std::vector<PhysRange>{{0x1000, 0x4000}, {0x5000, 0x6000}}));
   ASSERT_TRUE(set.add({0x0800, 0x5800}).ok());

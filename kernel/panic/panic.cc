@@ -25,7 +25,9 @@ constexpr int kMaxFrames = 32;
 
 constinit bool panicking = false;
 
-std::uintptr_t address_of(const char* symbol) { return reinterpret_cast<std::uintptr_t>(symbol); }
+std::uintptr_t address_of(const char* symbol) {
+  return reinterpret_cast<std::uintptr_t>(symbol);
+}
 
 // 0x + 16 digits: fixed width keeps register dumps aligned and greppable.
 void print_hex64(std::uint64_t value) {

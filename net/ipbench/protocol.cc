@@ -87,7 +87,8 @@ UtilisationProtocol::Output UtilisationProtocol::line(std::string_view text,
       state_ = State::kClosed;
       return {std::string_view(out_, out_len_), true, 0};
     }
-    case State::kClosed: break;
+    case State::kClosed:
+      break;
   }
   return {std::string_view(out_, out_len_), false, 0};
 }
@@ -107,7 +108,9 @@ UtilisationProtocol::Output UtilisationProtocol::feed(std::string_view bytes,
         out_len_ = 0;
         Output e = error("line too long");
         close = true;
-        if (!e.reply.empty()) std::memcpy(acc + acc_len, e.reply.data(), std::min(e.reply.size(), sizeof(acc) - acc_len));
+        if (!e.reply.empty())
+          std::memcpy(acc + acc_len, e.reply.data(),
+                      std::min(e.reply.size(), sizeof(acc) - acc_len));
         acc_len += std::min(e.reply.size(), sizeof(acc) - acc_len);
         break;
       }

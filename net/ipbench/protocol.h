@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string_view>
 
-
 // The ipbench `cpu_target_lukem` utilisation service (docs/BENCHMARK.md):
 //   server: 100 IPBENCH V1.0\n
 //   HELLO\n                 -> 200 OK (Ready to go)\n

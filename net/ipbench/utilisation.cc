@@ -9,8 +9,7 @@ namespace starling::net::ipbench {
 namespace {
 async::Task<void> send(TcpStream& s, std::string_view text) {
   if (text.empty()) co_return {};
-  Result<std::size_t> w =
-      co_await s.write(std::as_bytes(std::span(text.data(), text.size())));
+  Result<std::size_t> w = co_await s.write(std::as_bytes(std::span(text.data(), text.size())));
   if (!w) co_return Unexpected(w.error());
   co_return {};
 }

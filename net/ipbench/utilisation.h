@@ -10,7 +10,8 @@ namespace starling::net::ipbench {
 
 // Serves one client on `stream` until STOP's data, QUIT, an error or EOF;
 // closes the stream.
-async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler, void* context) noexcept;
+async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler,
+                                           void* context) noexcept;
 // Accepts clients one at a time, forever (until accept fails).
 async::Task<void> serve_utilisation(TcpListener& listener, Sampler sampler = executor_sampler,
                                     void* context = nullptr) noexcept;

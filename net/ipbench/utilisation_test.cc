@@ -111,9 +111,12 @@ Task<void> handshake(Client& c) {
   EXPECT_TRUE(greeting.ok());
   if (!greeting) co_return Unexpected(greeting.error());
   EXPECT_EQ(*greeting, "100 IPBENCH V1.0\n");
-  if (!(co_await expect_line(c, "HELLO\n", "200 OK (Ready to go)\n"))) co_return Unexpected(Error::kMalformed);
-  if (!(co_await expect_line(c, "LOAD cpu_target_lukem\n", "200 OK\n"))) co_return Unexpected(Error::kMalformed);
-  if (!(co_await expect_line(c, "SETUP args::\"\"\n", "200 OK\n"))) co_return Unexpected(Error::kMalformed);
+  if (!(co_await expect_line(c, "HELLO\n", "200 OK (Ready to go)\n")))
+    co_return Unexpected(Error::kMalformed);
+  if (!(co_await expect_line(c, "LOAD cpu_target_lukem\n", "200 OK\n")))
+    co_return Unexpected(Error::kMalformed);
+  if (!(co_await expect_line(c, "SETUP args::\"\"\n", "200 OK\n")))
+    co_return Unexpected(Error::kMalformed);
   co_return {};
 }
 
@@ -145,7 +148,8 @@ TEST_F(TcpTest, UtilisationFullSessionExactReplies) {
     EXPECT_TRUE((co_await c->send("STOP\n")).ok());
     EXPECT_EQ((co_await async::with_timeout(c->line(), kWait)).value_or("?"),
               "220 VALID DATA (Data to follow)\n");
-    EXPECT_EQ((co_await async::with_timeout(c->line(), kWait)).value_or("?"), "Content-length: 9\n");
+    EXPECT_EQ((co_await async::with_timeout(c->line(), kWait)).value_or("?"),
+              "Content-length: 9\n");
     // The data, then the server closes.
     EXPECT_EQ((co_await async::with_timeout(c->rest(), kWait)).value_or("?"), ",250,1000");
     EXPECT_TRUE(c->stream().close().ok());

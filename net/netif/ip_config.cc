@@ -39,7 +39,8 @@ IpConfigError parse_value(std::string_view value, IpConfig* config) {
   if (!address.ok()) return IpConfigError::kBadAddress;
   std::uint32_t prefix = 0;
   if (!parse_decimal(first.substr(slash + 1), 32, &prefix)) return IpConfigError::kBadPrefix;
-  IpConfig parsed{.dhcp = false, .address = *address, .netmask = prefix_to_mask(prefix), .gateway = 0};
+  IpConfig parsed{
+      .dhcp = false, .address = *address, .netmask = prefix_to_mask(prefix), .gateway = 0};
   if (value.find(',') != std::string_view::npos) {
     if (rest.substr(0, 3) != "gw=") return IpConfigError::kUnknownOption;
     auto gateway = parse_ipv4(rest.substr(3));
@@ -54,12 +55,18 @@ IpConfigError parse_value(std::string_view value, IpConfig* config) {
 
 const char* ip_config_error_text(IpConfigError error) {
   switch (error) {
-    case IpConfigError::kNone: return "ok";
-    case IpConfigError::kBadAddress: return "bad address (want four octets 0..255, e.g. 10.0.2.15)";
-    case IpConfigError::kBadPrefix: return "bad prefix (want /0../32, e.g. 10.0.2.15/24)";
-    case IpConfigError::kBadGateway: return "bad gateway (want gw=A.B.C.D)";
-    case IpConfigError::kUnknownOption: return "unknown option after the address (only gw= is known)";
-    case IpConfigError::kDuplicate: return "more than one ip= token";
+    case IpConfigError::kNone:
+      return "ok";
+    case IpConfigError::kBadAddress:
+      return "bad address (want four octets 0..255, e.g. 10.0.2.15)";
+    case IpConfigError::kBadPrefix:
+      return "bad prefix (want /0../32, e.g. 10.0.2.15/24)";
+    case IpConfigError::kBadGateway:
+      return "bad gateway (want gw=A.B.C.D)";
+    case IpConfigError::kUnknownOption:
+      return "unknown option after the address (only gw= is known)";
+    case IpConfigError::kDuplicate:
+      return "more than one ip= token";
   }
   return "?";
 }

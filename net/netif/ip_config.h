@@ -33,7 +33,7 @@ enum class IpConfigError : std::uint8_t {
   kBadPrefix,   // missing '/', or not 0..32
   kBadGateway,  // `gw=` missing its address or malformed
   kUnknownOption,
-  kDuplicate,   // more than one ip= token
+  kDuplicate,  // more than one ip= token
 };
 const char* ip_config_error_text(IpConfigError error);
 
@@ -47,7 +47,8 @@ struct IpConfigParse {
 Result<std::uint32_t> parse_ipv4(std::string_view text);
 
 // Looks for `ip=` in `bootargs`; without one, `fallback` with found=false.
-IpConfigParse parse_bootargs(std::string_view bootargs, const IpConfig& fallback = kQemuUserDefault);
+IpConfigParse parse_bootargs(std::string_view bootargs,
+                             const IpConfig& fallback = kQemuUserDefault);
 
 // "10.0.2.15" into out (at least 16 bytes); the length written.
 std::size_t format_ipv4(std::uint32_t address, char* out);

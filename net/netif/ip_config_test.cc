@@ -14,8 +14,9 @@ TEST(ParseIpv4, AcceptsDottedQuads) {
 }
 
 TEST(ParseIpv4, RejectsMalformed) {
-  for (const char* bad : {"", "10", "10.0.2", "10.0.2.15.1", "10.0.2.256", "10..2.15", "10.0.2.", ".10.0.2",
-                          "10.0.2.1a", "a.b.c.d", "1000.0.0.1", "10.0.2.15 ", "-1.0.0.0"}) {
+  for (const char* bad :
+       {"", "10", "10.0.2", "10.0.2.15.1", "10.0.2.256", "10..2.15", "10.0.2.", ".10.0.2",
+        "10.0.2.1a", "a.b.c.d", "1000.0.0.1", "10.0.2.15 ", "-1.0.0.0"}) {
     auto r = parse_ipv4(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) EXPECT_EQ(r.error(), Error::kInvalidArgument) << bad;
@@ -62,7 +63,8 @@ TEST(ParseBootargs, MalformedIsRefusedWithTheReasonAndTheFallbackKept) {
     const char* args;
     IpConfigError error;
   };
-  for (const Case& c : {Case{"ip=", IpConfigError::kBadAddress}, Case{"ip=10.0.2.300/24", IpConfigError::kBadAddress},
+  for (const Case& c : {Case{"ip=", IpConfigError::kBadAddress},
+                        Case{"ip=10.0.2.300/24", IpConfigError::kBadAddress},
                         Case{"ip=10.0.2/24", IpConfigError::kBadAddress},
                         Case{"ip=10.0.2.15", IpConfigError::kBadPrefix},
                         Case{"ip=10.0.2.15/33", IpConfigError::kBadPrefix},

@@ -49,15 +49,15 @@ namespace starling::net {
 void ensure_lwip_initialized();
 
 struct NetifStats {
-  std::uint64_t rx_frames = 0;       // frames given to ethernet_input
+  std::uint64_t rx_frames = 0;  // frames given to ethernet_input
   std::uint64_t rx_batches = 0;
   std::uint64_t tx_frames = 0;
-  std::uint64_t tx_chained = 0;      // frames of several pbufs sent as fragments (no extra copy)
-  std::uint64_t tx_gathered = 0;     // chains > kMaxTxFragments copied into the scratch frame first
-  std::uint64_t tx_busy_drops = 0;   // TX ring full: frame dropped
-  std::uint64_t tx_errors = 0;       // transmit() refused the frame otherwise
-  std::uint64_t wakeups = 0;         // wait_for_work() returned (work or spurious)
-  std::uint64_t timer_wakeups = 0;   // ... or lwIP's next timeout came first
+  std::uint64_t tx_chained = 0;     // frames of several pbufs sent as fragments (no extra copy)
+  std::uint64_t tx_gathered = 0;    // chains > kMaxTxFragments copied into the scratch frame first
+  std::uint64_t tx_busy_drops = 0;  // TX ring full: frame dropped
+  std::uint64_t tx_errors = 0;      // transmit() refused the frame otherwise
+  std::uint64_t wakeups = 0;        // wait_for_work() returned (work or spurious)
+  std::uint64_t timer_wakeups = 0;  // ... or lwIP's next timeout came first
 };
 
 template <hal::Nic N, std::size_t kRxPoolSize = 256>
@@ -124,9 +124,15 @@ class Netif {
   }
 
   // The address in use (host order); 0 until DHCP has bound one.
-  std::uint32_t address() const noexcept { return lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&netif_))); }
-  std::uint32_t netmask() const noexcept { return lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&netif_))); }
-  std::uint32_t gateway() const noexcept { return lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&netif_))); }
+  std::uint32_t address() const noexcept {
+    return lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(&netif_)));
+  }
+  std::uint32_t netmask() const noexcept {
+    return lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(&netif_)));
+  }
+  std::uint32_t gateway() const noexcept {
+    return lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&netif_)));
+  }
   bool dhcp() const noexcept { return dhcp_; }
 
   // Waits (polling lwIP's state every 20 ms, bounded by with_timeout from
@@ -207,7 +213,7 @@ class Netif {
   }
 
   N* nic_;
-  struct netif netif_ {};
+  struct netif netif_{};
   RxPbufPool<N, kRxPoolSize> pool_;
   std::array<hal::RxFrame, kRxBatch> batch_{};
   alignas(8) std::array<std::byte, hal::kMaxFrameBytes> scratch_{};

@@ -14,7 +14,9 @@ namespace {
 
 using testing::FakeNic;
 
-std::vector<std::byte> frame(std::size_t n, std::uint8_t fill) { return std::vector<std::byte>(n, std::byte{fill}); }
+std::vector<std::byte> frame(std::size_t n, std::uint8_t fill) {
+  return std::vector<std::byte>(n, std::byte{fill});
+}
 
 // The fake NIC signals an Event: an executor must exist.
 class RxPoolTest : public ::testing::Test {
@@ -111,7 +113,8 @@ TEST_F(LinkOutputTest, ChainsGoToTheNicAsFragmentsCopiedOnce) {
   for (std::size_t n = 1; n <= kMax + 4; ++n) {
     // The frame's bytes: n slices of `whole`, each its own PBUF_REF.
     std::vector<std::byte> whole(60 + 50 * n);
-    for (std::size_t i = 0; i < whole.size(); ++i) whole[i] = std::byte(static_cast<std::uint8_t>(i * 13 + n));
+    for (std::size_t i = 0; i < whole.size(); ++i)
+      whole[i] = std::byte(static_cast<std::uint8_t>(i * 13 + n));
     pbuf* head = nullptr;
     std::vector<std::pair<const std::byte*, std::size_t>> slices;
     std::size_t at = 0;

@@ -29,11 +29,11 @@ class RxPbufPool {
   static constexpr std::size_t kCapacity = kSize;
 
   struct Stats {
-    std::uint64_t wrapped = 0;          // frames handed to lwIP as pbufs
-    std::uint64_t exhausted = 0;        // frames dropped: no free wrapper
-    std::uint64_t too_long = 0;         // frames dropped: longer than a pbuf can say
-    std::uint64_t returned = 0;         // pbufs freed, buffers given back
-    std::uint64_t release_errors = 0;   // nic.release() refused a handle
+    std::uint64_t wrapped = 0;         // frames handed to lwIP as pbufs
+    std::uint64_t exhausted = 0;       // frames dropped: no free wrapper
+    std::uint64_t too_long = 0;        // frames dropped: longer than a pbuf can say
+    std::uint64_t returned = 0;        // pbufs freed, buffers given back
+    std::uint64_t release_errors = 0;  // nic.release() refused a handle
   };
 
   explicit RxPbufPool(N& nic) noexcept : nic_(&nic) {
@@ -66,7 +66,8 @@ class RxPbufPool {
     w->handle = frame.handle;
     w->custom.custom_free_function = &free_function;
     const auto length = static_cast<u16_t>(frame.data.size());
-    pbuf* p = pbuf_alloced_custom(PBUF_RAW, length, PBUF_REF, &w->custom, frame.data.data(), length);
+    pbuf* p =
+        pbuf_alloced_custom(PBUF_RAW, length, PBUF_REF, &w->custom, frame.data.data(), length);
     ++stats_.wrapped;
     return p;
   }

@@ -66,8 +66,8 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
     if (*p != '%') continue;
     print(std::string_view(run, static_cast<std::size_t>(p - run)));
     ++p;
-    while (*p == '-' || *p == '0' || *p == ' ' || *p == '+' || *p == '#' || (*p >= '1' && *p <= '9') ||
-           *p == '.') {
+    while (*p == '-' || *p == '0' || *p == ' ' || *p == '+' || *p == '#' ||
+           (*p >= '1' && *p <= '9') || *p == '.') {
       ++p;
     }
     int longs = 0;
@@ -88,7 +88,8 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
       case 'u':
       case 'x':
       case 'X': {
-        std::uint64_t v = (longs >= 1 || size_t_arg) ? va_arg(args, unsigned long) : va_arg(args, unsigned);
+        std::uint64_t v =
+            (longs >= 1 || size_t_arg) ? va_arg(args, unsigned long) : va_arg(args, unsigned);
         print_unsigned(v, *p == 'u' ? 10 : 16, *p == 'X');
         break;
       }
@@ -123,7 +124,8 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
 
 extern "C" uint32_t starling_lwip_rand(void) {
   if (rand_state == 0) {
-    rand_state = (starling::hal::cycles() * 0x9E3779B97F4A7C15ULL) ^ starling::hal::now_ns() ^ 0xD1B54A32D192ED03ULL;
+    rand_state = (starling::hal::cycles() * 0x9E3779B97F4A7C15ULL) ^ starling::hal::now_ns() ^
+                 0xD1B54A32D192ED03ULL;
     if (rand_state == 0) rand_state = 1;
   }
   rand_state ^= rand_state >> 12;

@@ -6,7 +6,9 @@
 
 namespace starling::net {
 
-void run_due_timers() { sys_check_timeouts(); }
+void run_due_timers() {
+  sys_check_timeouts();
+}
 
 std::uint64_t next_timer_ns(std::uint64_t cap_ns) {
   const u32_t ms = sys_timeouts_sleeptime();

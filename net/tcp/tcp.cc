@@ -246,7 +246,9 @@ err_t on_connected(void* arg, tcp_pcb*, err_t) {
 
 }  // namespace
 
-const TcpStats& tcp_stats() noexcept { return g_stats; }
+const TcpStats& tcp_stats() noexcept {
+  return g_stats;
+}
 
 void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept {
   g_limit = (slots == 0 || slots > MEMP_NUM_TCP_PCB) ? MEMP_NUM_TCP_PCB : slots;
@@ -255,17 +257,23 @@ void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept {
 Error to_error(int err) noexcept {
   switch (err) {
     case ERR_MEM:
-    case ERR_BUF: return Error::kNoMemory;
-    case ERR_TIMEOUT: return Error::kTimedOut;
-    case ERR_RTE: return Error::kNotFound;
+    case ERR_BUF:
+      return Error::kNoMemory;
+    case ERR_TIMEOUT:
+      return Error::kTimedOut;
+    case ERR_RTE:
+      return Error::kNotFound;
     case ERR_INPROGRESS:
     case ERR_WOULDBLOCK:
     case ERR_ALREADY:
     case ERR_ISCONN:
-    case ERR_USE: return Error::kBusy;
+    case ERR_USE:
+      return Error::kBusy;
     case ERR_VAL:
-    case ERR_ARG: return Error::kInvalidArgument;
-    default: return Error::kDeviceError;  // ERR_RST, ERR_ABRT, ERR_CLSD, ERR_CONN, ERR_IF
+    case ERR_ARG:
+      return Error::kInvalidArgument;
+    default:
+      return Error::kDeviceError;  // ERR_RST, ERR_ABRT, ERR_CLSD, ERR_CONN, ERR_IF
   }
 }
 
@@ -281,7 +289,9 @@ TcpStream& TcpStream::operator=(TcpStream&& other) noexcept {
   return *this;
 }
 
-TcpStream::~TcpStream() { (void)close(); }
+TcpStream::~TcpStream() {
+  (void)close();
+}
 
 async::Task<TcpStream> TcpStream::connect(TcpEndpoint remote) noexcept {
   Conn* c = alloc_conn();
@@ -392,9 +402,15 @@ void TcpStream::set_nodelay(bool on) noexcept {
   }
 }
 
-TcpEndpoint TcpStream::peer() const noexcept { return conn_ ? conn_->peer : TcpEndpoint{}; }
-TcpEndpoint TcpStream::local() const noexcept { return conn_ ? conn_->local : TcpEndpoint{}; }
-int TcpStream::lwip_error() const noexcept { return conn_ ? conn_->error : ERR_OK; }
+TcpEndpoint TcpStream::peer() const noexcept {
+  return conn_ ? conn_->peer : TcpEndpoint{};
+}
+TcpEndpoint TcpStream::local() const noexcept {
+  return conn_ ? conn_->local : TcpEndpoint{};
+}
+int TcpStream::lwip_error() const noexcept {
+  return conn_ ? conn_->error : ERR_OK;
+}
 std::size_t TcpStream::readable() const noexcept {
   return (conn_ && conn_->rx) ? conn_->rx->tot_len : 0;
 }
@@ -412,7 +428,9 @@ TcpListener& TcpListener::operator=(TcpListener&& other) noexcept {
   return *this;
 }
 
-TcpListener::~TcpListener() { close(); }
+TcpListener::~TcpListener() {
+  close();
+}
 
 Result<TcpListener> TcpListener::listen(std::uint16_t port, std::size_t backlog) noexcept {
   if (backlog == 0) return Unexpected(Error::kInvalidArgument);
@@ -467,9 +485,15 @@ async::Task<TcpStream> TcpListener::accept() noexcept {
   }
 }
 
-std::uint64_t TcpListener::refused() const noexcept { return state_ ? state_->refused : 0; }
-std::size_t TcpListener::pending() const noexcept { return state_ ? state_->pending : 0; }
-std::uint16_t TcpListener::port() const noexcept { return state_ ? state_->port : 0; }
+std::uint64_t TcpListener::refused() const noexcept {
+  return state_ ? state_->refused : 0;
+}
+std::size_t TcpListener::pending() const noexcept {
+  return state_ ? state_->pending : 0;
+}
+std::uint16_t TcpListener::port() const noexcept {
+  return state_ ? state_->port : 0;
+}
 
 void TcpListener::close() noexcept {
   ListenerState* l = std::exchange(state_, nullptr);

@@ -51,10 +51,13 @@ Result<void> UdpSocket::bind(std::uint16_t port) noexcept {
   return {};
 }
 
-std::uint16_t UdpSocket::local_port() const noexcept { return pcb_ == nullptr ? 0 : pcb_->local_port; }
+std::uint16_t UdpSocket::local_port() const noexcept {
+  return pcb_ == nullptr ? 0 : pcb_->local_port;
+}
 
 // lwIP context (the netif's run() task): queue, or drop when full.
-void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t* addr, u16_t port) {
+void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t* addr,
+                           u16_t port) {
   auto& self = *static_cast<UdpSocket*>(arg);
   if (self.count_ == kQueueDepth) {
     ++self.stats_.dropped;
@@ -117,7 +120,8 @@ Result<void> UdpSocket::send_to(const Endpoint& to, std::span<const std::byte> d
   // before ip4_frag() returns.
   // An empty datagram is headers only: a plain pbuf with headroom (no
   // payload pointer to refer to).
-  pbuf* p = pbuf_alloc(PBUF_TRANSPORT, static_cast<u16_t>(data.size()), data.empty() ? PBUF_RAM : PBUF_REF);
+  pbuf* p = pbuf_alloc(PBUF_TRANSPORT, static_cast<u16_t>(data.size()),
+                       data.empty() ? PBUF_RAM : PBUF_REF);
   if (p == nullptr) {
     ++stats_.send_errors;
     return Unexpected(Error::kBusy);

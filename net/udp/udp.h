@@ -80,8 +80,8 @@ struct Datagram {
 };
 
 struct UdpStats {
-  std::uint64_t received = 0;    // datagrams queued
-  std::uint64_t dropped = 0;     // datagrams dropped: queue full
+  std::uint64_t received = 0;  // datagrams queued
+  std::uint64_t dropped = 0;   // datagrams dropped: queue full
   std::uint64_t sent = 0;
   std::uint64_t send_errors = 0;
 };

@@ -38,7 +38,8 @@ void put32(Bytes& b, std::size_t at, std::uint32_t v) {
   put16(b, at + 2, static_cast<std::uint16_t>(v));
 }
 std::uint16_t get16(const Bytes& b, std::size_t at) {
-  return static_cast<std::uint16_t>(std::to_integer<unsigned>(b[at]) << 8 | std::to_integer<unsigned>(b[at + 1]));
+  return static_cast<std::uint16_t>(std::to_integer<unsigned>(b[at]) << 8 |
+                                    std::to_integer<unsigned>(b[at + 1]));
 }
 void ethernet(Bytes& b, const std::uint8_t* dst, const std::uint8_t* src, std::uint16_t type) {
   for (int i = 0; i < 6; ++i) b[i] = std::byte(dst[i]), b[6 + i] = std::byte(src[i]);
@@ -136,7 +137,8 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
     EXPECT_EQ(nic.sent.size(), 1u);
     if (nic.sent.size() == 1) EXPECT_EQ(get16(nic.sent[0], 12), 0x0806);
     EXPECT_TRUE(nic.inject(arp_reply()));
-    for (int i = 0; i < 100 && nic.sent.size() < 2; ++i) co_await async::sleep_for(async::kMillisecond);
+    for (int i = 0; i < 100 && nic.sent.size() < 2; ++i)
+      co_await async::sleep_for(async::kMillisecond);
     EXPECT_EQ(nic.sent.size(), 2u);
     if (nic.sent.size() == 2) {
       const Bytes& f = nic.sent[1];
@@ -216,7 +218,8 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       }
       EXPECT_EQ(from_span, big.size());
       EXPECT_EQ(joined.size(), 8u + big.size());  // UDP header + payload
-      if (joined.size() == 8 + big.size()) EXPECT_TRUE(std::equal(big.begin(), big.end(), joined.begin() + 8));
+      if (joined.size() == 8 + big.size())
+        EXPECT_TRUE(std::equal(big.begin(), big.end(), joined.begin() + 8));
     }
 
     // 4. a receive that times out is cancelled cleanly and takes nothing.
@@ -238,9 +241,12 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       EXPECT_TRUE(nic.inject(udp_frame(41000, 1235, pattern(20, i))));
       co_await async::sleep_for(100 * async::kMicrosecond);
     }
-    for (int i = 0; i < 100 && nic.with_stack() < 16; ++i) co_await async::sleep_for(async::kMillisecond);
+    for (int i = 0; i < 100 && nic.with_stack() < 16; ++i)
+      co_await async::sleep_for(async::kMillisecond);
     EXPECT_EQ(socket.queued(), 16u);
-    EXPECT_EQ(netif.rx_pool().stats().exhausted - exhausted_before + socket.stats().dropped - dropped_before, 24u);
+    EXPECT_EQ(netif.rx_pool().stats().exhausted - exhausted_before + socket.stats().dropped -
+                  dropped_before,
+              24u);
     std::size_t drained = 0;
     while (socket.try_receive_from().ok()) ++drained;
     EXPECT_EQ(drained, 16u);
@@ -259,7 +265,8 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       UdpSocket temp;
       EXPECT_TRUE(temp.bind(2000).ok());
       EXPECT_TRUE(nic.inject(udp_frame(1, 2000, pattern(5, 5))));
-      for (int i = 0; i < 100 && temp.queued() == 0; ++i) co_await async::sleep_for(async::kMillisecond);
+      for (int i = 0; i < 100 && temp.queued() == 0; ++i)
+        co_await async::sleep_for(async::kMillisecond);
       EXPECT_EQ(temp.queued(), 1u);
     }
     EXPECT_EQ(nic.with_stack(), 0u);

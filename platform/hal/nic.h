@@ -62,7 +62,7 @@ struct NicStats {
   std::uint64_t tx_busy = 0;    // transmit() calls that found the ring full
   std::uint64_t interrupts = 0;
   std::uint64_t config_changes = 0;
-  std::uint64_t resets = 0;     // device asked for a reset and got one
+  std::uint64_t resets = 0;  // device asked for a reset and got one
 };
 
 // Which driver buffer a received frame lives in; give it back with release().
@@ -86,30 +86,30 @@ using TxFragment = std::span<const std::byte>;
 // (typically async::Task<void>) that completes when received frames, room in
 // the TX ring or a link change may be waiting; it may complete spuriously.
 template <typename N>
-concept Nic = requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
-                       std::span<const RxHandle> handles,
-                       std::span<const std::span<const std::byte>> tx,
-                       std::span<const TxFragment> fragments) {
-  // Up to rx.size() received frames, fills rx front to back; never waits.
-  { nic.receive(rx) } -> std::same_as<std::size_t>;
-  // Gives buffers back to the device. kInvalidArgument (counted as nothing
-  // else) for a handle that is not out with the stack.
-  { nic.release(handle) } -> std::same_as<Result<void>>;
-  { nic.release(handles) } -> std::same_as<Result<void>>;
-  // Copies frames (each <= kMaxFrameBytes) into the TX ring in order; how
-  // many were accepted, kBusy if none fit, kInvalidArgument for a frame too
-  // long or empty (no frame from it on is sent).
-  { nic.transmit(tx) } -> std::same_as<Result<std::size_t>>;
-  // One frame from `fragments`, each copied once, straight into a TX DMA
-  // buffer. kBusy (counted in tx_busy) if the ring is full: nothing
-  // written, nothing posted; kInvalidArgument if the fragments total 0 or
-  // more than kMaxFrameBytes bytes.
-  { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
-  { cnic.mac() } -> std::same_as<MacAddress>;
-  { cnic.link() } -> std::same_as<LinkState>;
-  { cnic.stats() } -> std::same_as<const NicStats&>;
-  nic.wait_for_work();
-};
+concept Nic =
+    requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
+             std::span<const RxHandle> handles, std::span<const std::span<const std::byte>> tx,
+             std::span<const TxFragment> fragments) {
+      // Up to rx.size() received frames, fills rx front to back; never waits.
+      { nic.receive(rx) } -> std::same_as<std::size_t>;
+      // Gives buffers back to the device. kInvalidArgument (counted as nothing
+      // else) for a handle that is not out with the stack.
+      { nic.release(handle) } -> std::same_as<Result<void>>;
+      { nic.release(handles) } -> std::same_as<Result<void>>;
+      // Copies frames (each <= kMaxFrameBytes) into the TX ring in order; how
+      // many were accepted, kBusy if none fit, kInvalidArgument for a frame too
+      // long or empty (no frame from it on is sent).
+      { nic.transmit(tx) } -> std::same_as<Result<std::size_t>>;
+      // One frame from `fragments`, each copied once, straight into a TX DMA
+      // buffer. kBusy (counted in tx_busy) if the ring is full: nothing
+      // written, nothing posted; kInvalidArgument if the fragments total 0 or
+      // more than kMaxFrameBytes bytes.
+      { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
+      { cnic.mac() } -> std::same_as<MacAddress>;
+      { cnic.link() } -> std::same_as<LinkState>;
+      { cnic.stats() } -> std::same_as<const NicStats&>;
+      nic.wait_for_work();
+    };
 
 }  // namespace starling::hal
 

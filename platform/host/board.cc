@@ -15,8 +15,12 @@ void console_write(std::string_view bytes) {
   }
 }
 
-void exit(int code) { _exit(code); }
+void exit(int code) {
+  _exit(code);
+}
 
-std::string_view name() { return "host"; }
+std::string_view name() {
+  return "host";
+}
 
 }  // namespace starling::board

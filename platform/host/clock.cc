@@ -51,7 +51,9 @@ std::uint64_t cycles() {
 #endif
 }
 
-void set_wakeup(std::uint64_t deadline_ns) { g_deadline = deadline_ns; }
+void set_wakeup(std::uint64_t deadline_ns) {
+  g_deadline = deadline_ns;
+}
 
 bool mask_interrupts() {
   const bool were_enabled = g_interrupts_enabled;
@@ -59,7 +61,9 @@ bool mask_interrupts() {
   return were_enabled;
 }
 
-void restore_interrupts(bool were_enabled) { g_interrupts_enabled = were_enabled; }
+void restore_interrupts(bool were_enabled) {
+  g_interrupts_enabled = were_enabled;
+}
 
 void idle() {
   ++g_idle_calls;
@@ -132,9 +136,15 @@ void raise_interrupt(async::InterruptSource& source) noexcept {
   errno = saved_errno;
 }
 
-std::uint64_t wakeup_deadline() noexcept { return g_deadline; }
-std::uint64_t idle_calls() noexcept { return g_idle_calls; }
-bool interrupts_masked() noexcept { return !g_interrupts_enabled; }
+std::uint64_t wakeup_deadline() noexcept {
+  return g_deadline;
+}
+std::uint64_t idle_calls() noexcept {
+  return g_idle_calls;
+}
+bool interrupts_masked() noexcept {
+  return !g_interrupts_enabled;
+}
 
 }  // namespace host
 }  // namespace starling

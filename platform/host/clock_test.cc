@@ -45,7 +45,7 @@ TEST(HostClock, IdleSleepsUntilTheWakeupDeadline) {
   EXPECT_EQ(host::wakeup_deadline(), deadline);
   const bool was = hal::mask_interrupts();
   while (hal::now_ns() < deadline) hal::idle();  // may return early; callers loop
-  EXPECT_TRUE(host::interrupts_masked());  // returns masked
+  EXPECT_TRUE(host::interrupts_masked());        // returns masked
   hal::restore_interrupts(was);
   EXPECT_GE(hal::now_ns(), deadline);
   hal::set_wakeup(hal::kNoDeadline);

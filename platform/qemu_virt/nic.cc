@@ -30,6 +30,8 @@ Result<Nic*> nic(mem::PageAllocator& pages) {
   return Unexpected(Error::kNotFound);
 }
 
-int nic_slot() { return found_slot; }
+int nic_slot() {
+  return found_slot;
+}
 
 }  // namespace starling::board

@@ -55,15 +55,25 @@ Result<void> init_interrupts(unsigned long boot_hart_id) {
   return {};
 }
 
-std::uint32_t console_irq() { return kUartIrq; }
+std::uint32_t console_irq() {
+  return kUartIrq;
+}
 
-void console_set_rx_interrupt(bool enabled) { uart.set_rx_interrupt(enabled); }
+void console_set_rx_interrupt(bool enabled) {
+  uart.set_rx_interrupt(enabled);
+}
 
-std::size_t console_read(std::span<char> out) { return uart.receive(out); }
+std::size_t console_read(std::span<char> out) {
+  return uart.receive(out);
+}
 
-void console_write(std::string_view bytes) { uart.write(bytes); }
+void console_write(std::string_view bytes) {
+  uart.write(bytes);
+}
 
-std::string_view name() { return "star64"; }
+std::string_view name() {
+  return "star64";
+}
 
 [[noreturn]] void exit(int code) {
   // No sifive_test finisher on real hardware: SBI SRST is the only way out.

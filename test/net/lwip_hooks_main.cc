@@ -9,7 +9,8 @@
 #include "lwip/opt.h"
 
 int starling_app_main(const starling::BootInfo&) {
-  LWIP_PLATFORM_DIAG(("lwip diag: %d %u %s 0x%x %c %ld %%\n", -42, 7u, "text", 0xbeefu, 'Z', 123456789012L));
+  LWIP_PLATFORM_DIAG(
+      ("lwip diag: %d %u %s 0x%x %c %ld %%\n", -42, 7u, "text", 0xbeefu, 'Z', 123456789012L));
   const u32_t a = LWIP_RAND();
   const u32_t b = LWIP_RAND();
   starling::console::print(a != b ? "lwip rand: varies\n" : "lwip rand: FAIL constant\n");

@@ -49,8 +49,8 @@ async::Task<void> sleep_rate() {
   }
   const std::uint64_t elapsed = hal::now_ns() - start;
   const std::uint64_t floor = kSleeps * kSleepNs;
-  check(elapsed >= floor && elapsed < 3 * floor, "20 sleeps of 10 ms took (us, expect 200000..600000)",
-        elapsed / 1000, "us");
+  check(elapsed >= floor && elapsed < 3 * floor,
+        "20 sleeps of 10 ms took (us, expect 200000..600000)", elapsed / 1000, "us");
   const std::uint64_t interrupts = riscv::interrupt_count(riscv::Interrupt::kTimer) - timer_before;
   check(interrupts >= kSleeps, "timer interrupts taken for 20 sleeps", interrupts, "interrupts");
   co_return {};
@@ -129,6 +129,7 @@ int starling_app_main(const starling::BootInfo& /*boot*/) {
     starling::console::print("runtime: FAIL the test task itself failed\n");
     return 100;
   }
-  starling::console::print(*failed == 0 ? "runtime: all checks passed\n" : "runtime: some checks failed\n");
+  starling::console::print(*failed == 0 ? "runtime: all checks passed\n"
+                                        : "runtime: some checks failed\n");
   return *failed;
 }

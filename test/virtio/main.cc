@@ -160,7 +160,8 @@ async::Task<int> run() {
   print(", features 0x");
   print_byte_hex(static_cast<std::uint8_t>(nic.features() >> 32));
   print("_");
-  for (int shift = 24; shift >= 0; shift -= 8) print_byte_hex(static_cast<std::uint8_t>(nic.features() >> shift));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    print_byte_hex(static_cast<std::uint8_t>(nic.features() >> shift));
   print("\nvirtio: mac ");
   print_mac(nic.mac().bytes.data());
   print(nic.link() == hal::LinkState::kUp ? ", link up\n" : ", link down\n");
@@ -189,7 +190,8 @@ async::Task<int> run() {
   print("\n");
 
   const std::uint64_t interrupts_before = nic.stats().interrupts;
-  const std::uint32_t irq = board::kVirtioMmioFirstIrq + static_cast<std::uint32_t>(board::nic_slot());
+  const std::uint32_t irq =
+      board::kVirtioMmioFirstIrq + static_cast<std::uint32_t>(board::nic_slot());
   const std::uint64_t delivered_before = irq::delivered_count(irq);
   hal::MacAddress second;
   bool got_second = false;

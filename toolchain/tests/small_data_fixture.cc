@@ -4,4 +4,6 @@
 int small_global;
 static int small_static;
 
-int touch_small_data() { return small_global + small_static++; }
+int touch_small_data() {
+  return small_global + small_static++;
+}

@@ -19,7 +19,9 @@ constinit bool sstc = false;
 constinit InterruptHandler wakeup_handler = nullptr;
 constinit void* wakeup_context = nullptr;
 
-void read_stimecmp() { (void)csr_read<Csr::kStimecmp>(); }
+void read_stimecmp() {
+  (void)csr_read<Csr::kStimecmp>();
+}
 
 // Where the hart compares: stimecmp directly with Sstc, else an ecall to
 // firmware (which programs mtimecmp, or stimecmp itself). Either way a pending
@@ -60,9 +62,13 @@ void set_wakeup_handler(InterruptHandler handler, void* context) {
   hal::restore_interrupts(were_enabled);
 }
 
-bool clock_uses_sstc() { return sstc; }
+bool clock_uses_sstc() {
+  return sstc;
+}
 
-std::uint64_t timebase_hz() { return hz; }
+std::uint64_t timebase_hz() {
+  return hz;
+}
 
 // Split into whole seconds and the remainder so that nothing overflows:
 // remainder * 1e9 < hz * 1e9, which fits in 64 bits for any hz below 18 GHz.
@@ -91,9 +97,13 @@ namespace starling::hal {
 
 // Counted from the timer's reset (power-on; QEMU's start), not from our entry:
 // no boot offset to capture, so it is the same clock before and after init.
-std::uint64_t now_ns() { return riscv::ns_from_ticks(riscv::csr_read<riscv::Csr::kTime>()); }
+std::uint64_t now_ns() {
+  return riscv::ns_from_ticks(riscv::csr_read<riscv::Csr::kTime>());
+}
 
-std::uint64_t cycles() { return riscv::csr_read<riscv::Csr::kCycle>(); }
+std::uint64_t cycles() {
+  return riscv::csr_read<riscv::Csr::kCycle>();
+}
 
 void set_wakeup(std::uint64_t deadline_ns) {
   if (deadline_ns == kNoDeadline) {
@@ -120,8 +130,8 @@ void idle() {
 }
 
 bool mask_interrupts() {
-  return (riscv::csr_read_clear<riscv::Csr::kSstatus>(riscv::kSstatusSie) &
-          riscv::kSstatusSie) != 0;
+  return (riscv::csr_read_clear<riscv::Csr::kSstatus>(riscv::kSstatusSie) & riscv::kSstatusSie) !=
+         0;
 }
 
 void restore_interrupts(bool were_enabled) {

@@ -24,12 +24,12 @@ enum class Csr : std::uint16_t {
 };
 
 // Bits of sstatus and sie the kernel touches (privileged spec, "Supervisor CSRs").
-inline constexpr std::uint64_t kSstatusSie = 1u << 1;  // S-mode global interrupt enable
+inline constexpr std::uint64_t kSstatusSie = 1u << 1;   // S-mode global interrupt enable
 inline constexpr std::uint64_t kSstatusSpie = 1u << 5;  // SIE before the trap
 inline constexpr std::uint64_t kSstatusSpp = 1u << 8;   // privilege before the trap (1 = S)
-inline constexpr std::uint64_t kSieSsie = 1u << 1;     // software interrupt
-inline constexpr std::uint64_t kSieStie = 1u << 5;     // timer interrupt
-inline constexpr std::uint64_t kSieSeie = 1u << 9;     // external (PLIC) interrupt
+inline constexpr std::uint64_t kSieSsie = 1u << 1;      // software interrupt
+inline constexpr std::uint64_t kSieStie = 1u << 5;      // timer interrupt
+inline constexpr std::uint64_t kSieSeie = 1u << 9;      // external (PLIC) interrupt
 
 template <Csr kCsr>
 inline std::uint64_t csr_read() {
@@ -66,7 +66,9 @@ inline std::uint64_t csr_read_clear(std::uint64_t bits) {
 
 // Sleeps until an interrupt is pending (even a masked one) or, as the spec
 // allows, for no reason at all: callers always loop around it.
-inline void wfi() { asm volatile("wfi" : : : "memory"); }
+inline void wfi() {
+  asm volatile("wfi" : : : "memory");
+}
 
 // Stops this hart for good; used when even firmware shutdown has failed.
 [[noreturn]] inline void halt() {

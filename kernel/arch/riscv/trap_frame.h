@@ -56,29 +56,47 @@ inline constexpr std::array<const char*, 32> kRegisterNames = {
 // The privileged spec's name for an exception code (scause, bit 63 clear).
 constexpr const char* exception_name(std::uint64_t code) {
   switch (code) {
-    case 0: return "instruction address misaligned";
-    case 1: return "instruction access fault";
-    case 2: return "illegal instruction";
-    case 3: return "breakpoint";
-    case 4: return "load address misaligned";
-    case 5: return "load access fault";
-    case 6: return "store/AMO address misaligned";
-    case 7: return "store/AMO access fault";
-    case 8: return "environment call from U-mode";
-    case 9: return "environment call from S-mode";
-    case 12: return "instruction page fault";
-    case 13: return "load page fault";
-    case 15: return "store/AMO page fault";
-    default: return "unknown exception";
+    case 0:
+      return "instruction address misaligned";
+    case 1:
+      return "instruction access fault";
+    case 2:
+      return "illegal instruction";
+    case 3:
+      return "breakpoint";
+    case 4:
+      return "load address misaligned";
+    case 5:
+      return "load access fault";
+    case 6:
+      return "store/AMO address misaligned";
+    case 7:
+      return "store/AMO access fault";
+    case 8:
+      return "environment call from U-mode";
+    case 9:
+      return "environment call from S-mode";
+    case 12:
+      return "instruction page fault";
+    case 13:
+      return "load page fault";
+    case 15:
+      return "store/AMO page fault";
+    default:
+      return "unknown exception";
   }
 }
 
 constexpr const char* interrupt_name(std::uint64_t code) {
   switch (code) {
-    case 1: return "supervisor software interrupt";
-    case 5: return "supervisor timer interrupt";
-    case 9: return "supervisor external interrupt";
-    default: return "unknown interrupt";
+    case 1:
+      return "supervisor software interrupt";
+    case 5:
+      return "supervisor timer interrupt";
+    case 9:
+      return "supervisor external interrupt";
+    default:
+      return "unknown interrupt";
   }
 }
 

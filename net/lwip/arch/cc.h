@@ -36,7 +36,8 @@ extern "C" {
 
 /* Defined by the kernel (the panic path): prints the message with file and
  * line and stops. Never returns. */
-__attribute__((noreturn)) void starling_lwip_assert(const char* message, const char* file, int line);
+__attribute__((noreturn)) void starling_lwip_assert(const char* message, const char* file,
+                                                    int line);
 
 /* Defined by the kernel (the console log): printf-style diagnostics. Only
  * called when LWIP_DEBUG is on. */

@@ -91,8 +91,12 @@ async::Task<void> pump() noexcept {
   }
 }
 
-std::size_t queued_packets() noexcept { return g_count; }
-std::uint64_t dropped_packets() noexcept { return g_dropped; }
+std::size_t queued_packets() noexcept {
+  return g_count;
+}
+std::uint64_t dropped_packets() noexcept {
+  return g_dropped;
+}
 
 void flush_packets() noexcept {
   while (g_count > 0) {

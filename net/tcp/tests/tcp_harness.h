@@ -33,9 +33,7 @@ class TcpTest : public ::testing::Test {
     set_tcp_pool_limit_for_testing(0);
     EXPECT_EQ(tcp_stats().connections_in_use, 0u) << "a connection slot leaked";
   }
-  ~TcpTest() override {
-    flush_packets();
-  }
+  ~TcpTest() override { flush_packets(); }
 
   static async::Task<void> harness(async::Task<void> body) noexcept {
     async::Scope scope;

@@ -20,7 +20,9 @@ namespace {
 using async::kMillisecond;
 using async::Task;
 
-std::byte pattern(std::size_t i) { return static_cast<std::byte>((i * 7 + i / 251) & 0xFF); }
+std::byte pattern(std::size_t i) {
+  return static_cast<std::byte>((i * 7 + i / 251) & 0xFF);
+}
 
 // Reads until EOF; returns everything.
 Task<std::vector<std::byte>> read_all(TcpStream& s) {
@@ -299,21 +301,22 @@ TEST_F(TcpTest, ShutdownAndCloseSemantics) {
     if (!c) co_return Unexpected(c.error());
     Result<TcpStream> s = co_await l->accept();
     if (!s) co_return Unexpected(s.error());
-    const std::array<std::byte, 4> ping{std::byte{'p'}, std::byte{'i'}, std::byte{'n'}, std::byte{'g'}};
+    const std::array<std::byte, 4> ping{std::byte{'p'}, std::byte{'i'}, std::byte{'n'},
+                                        std::byte{'g'}};
     EXPECT_TRUE((co_await c->write(ping)).ok());
-    EXPECT_TRUE(c->shutdown().ok());                               // FIN after "ping"
+    EXPECT_TRUE(c->shutdown().ok());                                        // FIN after "ping"
     EXPECT_EQ((co_await c->write(ping)).error(), Error::kInvalidArgument);  // no writes after it
-    Result<std::vector<std::byte>> got = co_await read_all(*s);    // data, then EOF
+    Result<std::vector<std::byte>> got = co_await read_all(*s);             // data, then EOF
     EXPECT_TRUE(got.ok() && got->size() == 4);
     std::array<std::byte, 4> buf;
-    EXPECT_EQ((co_await s->read(buf)).value_or(99), 0u);           // EOF again
-    EXPECT_TRUE((co_await s->write(ping)).ok());                   // half-closed: still writable
-    EXPECT_TRUE(s->close().ok());                                  // graceful: data then FIN
-    EXPECT_TRUE(s->close().ok());                                  // idempotent
+    EXPECT_EQ((co_await s->read(buf)).value_or(99), 0u);  // EOF again
+    EXPECT_TRUE((co_await s->write(ping)).ok());          // half-closed: still writable
+    EXPECT_TRUE(s->close().ok());                         // graceful: data then FIN
+    EXPECT_TRUE(s->close().ok());                         // idempotent
     EXPECT_FALSE(s->valid());
     EXPECT_EQ((co_await s->read(buf)).error(), Error::kInvalidArgument);
     got = co_await async::with_timeout(read_all(*c), 1000 * kMillisecond);
-    EXPECT_TRUE(got.ok() && got->size() == 4);                     // delivered before FIN
+    EXPECT_TRUE(got.ok() && got->size() == 4);  // delivered before FIN
     // A cancelled write (peer not reading) unlinks; close still works.
     Result<TcpStream> c2 = co_await TcpStream::connect(kServer(7008));
     Result<TcpStream> s2 = co_await l->accept();

@@ -6,7 +6,9 @@
 
 namespace {
 
-[[gnu::noinline]] void give_up() { starling::panic("panic_call: giving up on purpose"); }
+[[gnu::noinline]] void give_up() {
+  starling::panic("panic_call: giving up on purpose");
+}
 
 }  // namespace
 

@@ -22,7 +22,9 @@ constexpr unsigned kMaxIdleRounds = 1'000'000;   // a lost interrupt ends the te
 
 constinit volatile unsigned wakeups = 0;
 
-void on_wakeup(void* /*unused*/) { wakeups = wakeups + 1; }
+void on_wakeup(void* /*unused*/) {
+  wakeups = wakeups + 1;
+}
 
 void print_value(std::string_view label, std::uint64_t value, std::string_view unit) {
   console::print(label);

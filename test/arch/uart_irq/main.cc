@@ -31,7 +31,9 @@ constinit Observed observed;
 
 // What a driver's handler does: note that the device is ready, nothing more.
 // The registry leaves the source masked until the driver unmasks it.
-void on_uart_interrupt(void* context) { static_cast<Observed*>(context)->uart_ready = true; }
+void on_uart_interrupt(void* context) {
+  static_cast<Observed*>(context)->uart_ready = true;
+}
 
 // Stands in for the board's external-interrupt handler to see which source
 // each claim returns; the dispatching itself is the real irq::dispatch().
