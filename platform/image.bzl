@@ -33,6 +33,7 @@ def _package_image(ctx):
 
     if ctx.attr.uimage:
         uimage = ctx.actions.declare_file(ctx.label.name + ".uImage")
+
         # mkimage prints the header it wrote even with -q: keep the build quiet.
         ctx.actions.run_shell(
             command = '"$@" >/dev/null',

@@ -5,7 +5,6 @@ toolchain/flags.bzl and are composed here as features, one feature per set.
 """
 
 load("@rules_cc//cc:action_names.bzl", "ACTION_NAMES")
-load("@rules_cc//cc:defs.bzl", "cc_toolchain")
 load(
     "@rules_cc//cc:cc_toolchain_config_lib.bzl",
     "feature",
@@ -13,6 +12,7 @@ load(
     "flag_set",
     "tool_path",
 )
+load("@rules_cc//cc:defs.bzl", "cc_toolchain")
 load(":flags.bzl", flags = "FLAGS")
 
 _C_COMPILE = [ACTION_NAMES.c_compile]
@@ -147,7 +147,14 @@ starling_cc_toolchain_config = rule(
 )
 
 def starling_cc_toolchain(name, target, compiler_files, linker_files):
-    """A cc_toolchain `<name>_cc_toolchain` running the pinned clang for `target`."""
+    """A cc_toolchain `<name>_cc_toolchain` running the pinned clang for `target`.
+
+    Args:
+      name: prefix of the targets it declares (<name>_cc_toolchain, <name>_config).
+      target: "riscv64" or "host" (starling_cc_toolchain_config).
+      compiler_files: what compile actions need (clang, headers, wrappers).
+      linker_files: what link actions need (lld, runtimes, wrappers).
+    """
     native.filegroup(
         name = name + "_all_files",
         srcs = [

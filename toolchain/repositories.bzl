@@ -11,10 +11,11 @@ load(
     "UBOOT_TOOLS_PACKAGES",
 )
 load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
-load("//toolchain/repositories:npm_package.bzl", "npm_package")
 load("//toolchain/repositories:debian_source.bzl", "debian_source")
+load("//toolchain/repositories:npm_package.bzl", "npm_package")
 
 def starling_repositories():
+    """Declares every external repository; called from WORKSPACE."""
     debian_packages(
         name = "starling_llvm",
         packages = pinned(LLVM_PACKAGES),

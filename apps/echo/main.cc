@@ -8,7 +8,15 @@
 // the kernel command line says: `ip=dhcp` or `ip=A.B.C.D/N[,gw=E.F.G.H]`
 // (QEMU: -append "ip=dhcp"). `bazel run //apps/echo:qemu` forwards
 // 127.0.0.1:15235/udp to guest 1235 (and 15236, 15237/tcp to 1236, 1237);
-// STARLING_ECHO_UDP_PORT etc. pick other host ports.
+// STARLING_ECHO_UDP_PORT etc. pick other host ports; STARLING_ECHO_NETDEV
+// replaces the whole -netdev (e.g. a socket netdev for test/robustness).
+//
+// Stats for tests: a UDP datagram to 1235 whose payload is exactly
+// "STARLING-STATS" is answered (not echoed) with one text line of
+// space-separated key=value counters, so a test can compare pool counts
+// against a baseline ("STARLING-STATS pbuf_pool_used=.. rx_wrappers_used=..
+// tcp_pcbs_used=.. tcp_active=.. tcp_time_wait=.. ..."). The query's own
+// datagram holds one RX wrapper and one pbuf while the line is made.
 
 #include <cstdint>
 #include <string_view>
@@ -24,8 +32,11 @@
 #include "kernel/fdt/chosen.h"
 #include "kernel/fdt/device_tree.h"
 #include "kernel/mem/address.h"
-#include "net/netif/ip_config.h"
+#include "lwip/memp.h"
+#include "lwip/priv/memp_priv.h"
+#include "lwip/priv/tcp_priv.h"
 #include "net/ipbench/utilisation.h"
+#include "net/netif/ip_config.h"
 #include "net/netif/netif.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
@@ -78,7 +89,82 @@ net::IpConfig ip_config(const BootInfo& boot) {
   return parsed.config;
 }
 
-async::Task<void> udp_echo(std::uint16_t port) {
+// Elements of an lwIP memp pool in use: its size minus its free list.
+std::size_t memp_in_use(memp_t type) {
+  const memp_desc* desc = memp_pools[type];
+  std::size_t free = 0;
+  for (const memp* m = *desc->tab; m != nullptr && free <= desc->num; m = m->next) ++free;
+  return free > desc->num ? 0 : desc->num - free;
+}
+
+std::size_t pcb_count(const tcp_pcb* pcb) {
+  std::size_t n = 0;
+  for (; pcb != nullptr; pcb = pcb->next) ++n;
+  return n;
+}
+
+constexpr std::string_view kStatsQuery = "STARLING-STATS";
+
+// Appends " key=value" to line at used; returns the new length.
+std::size_t append_stat(char* line, std::size_t used, std::size_t cap, std::string_view key,
+                        std::uint64_t value) {
+  char digits[24];
+  std::size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  if (used + 2 + key.size() + n >= cap) return used;
+  line[used++] = ' ';
+  for (char c : key) line[used++] = c;
+  line[used++] = '=';
+  while (n != 0) line[used++] = digits[--n];
+  return used;
+}
+
+// The stats line answered to kStatsQuery (see the header comment).
+std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
+  std::size_t used = 0;
+  for (char c : kStatsQuery) line[used++] = c;
+  const auto& nic = netif.nic().stats();
+  const auto& pool = netif.rx_pool().stats();
+  const auto& ns = netif.stats();
+  const auto& tcp = net::tcp_stats();
+  used = append_stat(line, used, cap, "pbuf_pool_used", memp_in_use(MEMP_PBUF_POOL));
+  used = append_stat(line, used, cap, "pbuf_ref_used", memp_in_use(MEMP_PBUF));
+  used = append_stat(line, used, cap, "rx_wrappers_used", netif.rx_pool().in_use());
+  used = append_stat(line, used, cap, "tcp_pcbs_used", memp_in_use(MEMP_TCP_PCB));
+  used = append_stat(line, used, cap, "tcp_segs_used", memp_in_use(MEMP_TCP_SEG));
+  used = append_stat(line, used, cap, "tcp_active", pcb_count(tcp_active_pcbs));
+  used = append_stat(line, used, cap, "tcp_time_wait", pcb_count(tcp_tw_pcbs));
+  used = append_stat(line, used, cap, "tcp_conns", tcp.connections_in_use);
+  used = append_stat(line, used, cap, "tcp_accepted", tcp.accepted);
+  used = append_stat(line, used, cap, "tcp_refused_backlog", tcp.refused_backlog);
+  used = append_stat(line, used, cap, "tcp_refused_pool", tcp.refused_pool);
+  used = append_stat(line, used, cap, "tcp_resets", tcp.resets);
+  used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
+  used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
+  used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);
+  used = append_stat(line, used, cap, "netif_tx_busy_drops", ns.tx_busy_drops);
+  used = append_stat(line, used, cap, "netif_tx_errors", ns.tx_errors);
+  used = append_stat(line, used, cap, "nic_rx_frames", nic.rx_frames);
+  used = append_stat(line, used, cap, "nic_rx_drops", nic.rx_drops);
+  used = append_stat(line, used, cap, "nic_rx_errors", nic.rx_errors);
+  used = append_stat(line, used, cap, "nic_resets", nic.resets);
+  if (used < cap) line[used++] = '\n';
+  return used;
+}
+
+bool is_stats_query(const net::Pbuf& data) {
+  const auto bytes = data.contiguous();
+  if (bytes.size() != kStatsQuery.size()) return false;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (static_cast<char>(bytes[i]) != kStatsQuery[i]) return false;
+  }
+  return true;
+}
+
+async::Task<void> udp_echo(std::uint16_t port, Netif& netif) {
   net::UdpSocket socket;
   if (auto ok = socket.bind(port); !ok.ok()) {
     print("echo: FAIL udp bind: ");
@@ -92,6 +178,12 @@ async::Task<void> udp_echo(std::uint16_t port) {
   for (;;) {
     auto datagram = co_await socket.receive_from();
     if (!datagram.ok()) co_return Unexpected(datagram.error());
+    if (is_stats_query(datagram->data)) {
+      char line[768];
+      const std::size_t n = stats_line(netif, line, sizeof line);
+      (void)socket.send_to(datagram->from, std::as_bytes(std::span<const char>(line, n)));
+      continue;
+    }
     for (int attempt = 0; attempt < kSendRetries; ++attempt) {
       auto sent = socket.send_to(datagram->from, datagram->data);
       if (sent.ok() || sent.error() != Error::kBusy) break;
@@ -185,7 +277,7 @@ async::Task<int> serve(const BootInfo& boot) {
   print_ip(netif.gateway());
   print(config.dhcp ? " (dhcp)\n" : " (static)\n");
 
-  (void)scope.spawn(udp_echo(kUdpEchoPort));
+  (void)scope.spawn(udp_echo(kUdpEchoPort, netif));
   (void)scope.spawn(tcp_echo(kTcpEchoPort));
   (void)scope.spawn(utilisation(kUtilisationPort));
   print("echo: ready\n");

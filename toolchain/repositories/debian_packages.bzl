@@ -20,7 +20,7 @@ def _sha256(rctx, path):
         fail("starling: cannot hash %s: %s" % (path, result.stderr))
     return result.stdout.split(" ")[0]
 
-def _fix_hint(rctx, name, version, sha256):
+def _fix_hint(rctx, name, version):
     return "\n".join([
         "",
         "How to fix:",
@@ -51,7 +51,7 @@ def _fetch_one(rctx, cache, name, version, sha256, arch):
             name,
             version,
             result.stderr.strip(),
-            _fix_hint(rctx, name, version, sha256),
+            _fix_hint(rctx, name, version),
         ))
     matches = [f for f in tmp.readdir() if f.basename.endswith(".deb")]
     if len(matches) != 1:
@@ -64,7 +64,7 @@ def _fetch_one(rctx, cache, name, version, sha256, arch):
             name,
             version,
             found_version,
-            _fix_hint(rctx, name, version, sha256),
+            _fix_hint(rctx, name, version),
         ))
     found_sha = _sha256(rctx, got)
     if found_sha != sha256:

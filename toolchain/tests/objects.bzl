@@ -9,7 +9,10 @@ Starlark (compile command lines it does not: see compile_flags_test).
 
 load("//platform:transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
 
-ObjectsInfo = provider(fields = ["objects", "link_argv"])
+ObjectsInfo = provider(
+    doc = "Object files compiled for a binary, and its link command lines.",
+    fields = ["objects", "link_argv"],
+)
 
 _COMPILE_MNEMONICS = ["CppCompile", "CAssemble", "CppAssemble"]
 
@@ -45,7 +48,7 @@ def _board_objects_impl(ctx):
     manifest = ctx.actions.declare_file(ctx.label.name + ".objects")
     ctx.actions.write(manifest, "\n".join([o.short_path for o in objects]) + "\n")
     links = ctx.actions.declare_file(ctx.label.name + ".link_argv")
-    ctx.actions.write(links, "\n".join([" ".join(l.argv) for l in info.link_argv.to_list()]) + "\n")
+    ctx.actions.write(links, "\n".join([" ".join(link.argv) for link in info.link_argv.to_list()]) + "\n")
     binary = ctx.attr.binary[0][DefaultInfo].files.to_list()
     files = objects + binary + [manifest, links]
     return [DefaultInfo(files = depset(files), runfiles = ctx.runfiles(files = files))]

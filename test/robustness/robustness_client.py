@@ -1,0 +1,583 @@
+#!/usr/bin/env python3
+"""Bad-input tests of the echo app in QEMU with a real client (issue 4).
+
+  robustness_client.py --launcher LAUNCHER --mode wire|tcp [--timeout S]
+
+--mode wire: the guest's NIC is QEMU's socket netdev
+  (STARLING_ECHO_NETDEV=socket,id=n0,udp=127.0.0.1:H,localaddr=127.0.0.1:G):
+  every Ethernet frame travels as one UDP datagram between QEMU and this
+  process, which is the whole wire. It answers ARP for every address but
+  the guest's, and crafts IPv4/UDP/TCP frames itself (struct only). Cases:
+  malformed/truncated frames, jumbo frames, an RX flood, a TCP client that
+  stops answering and then resets.
+--mode tcp: user networking + hostfwd (real sockets): more TCP connections
+  than MEMP_NUM_TCP_PCB (64), refusals counted, the first ones keep echoing,
+  then all vanish with SO_LINGER 0 (RST).
+
+After each case the guest's stats (UDP "STARLING-STATS" to 1235, see
+apps/echo/main.cc) must be back at the baseline: pbuf pool, RX wrappers,
+TCP PCBs/segments in use; the console must show no PANIC/FAIL. Exit 0 on
+success. Everything is bounded (socket timeouts, packet counts, --timeout).
+"""
+import argparse
+import os
+import queue
+import random
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+GUEST_IP = "10.0.2.15"
+HOST_IP = "10.0.2.2"  # the guest's gateway: we are it
+HOST_MAC = bytes.fromhex("525400aabbcc")
+BCAST = b"\xff" * 6
+# Counters that must return to the baseline after every case.
+POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_pcbs_used",
+             "tcp_segs_used", "tcp_active", "tcp_conns")
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def free_port(kind):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def parse_stats(data):
+    text = data.decode("ascii", "replace").strip()
+    if not text.startswith("STARLING-STATS"):
+        return None
+    return {k: int(v) for k, v in (kv.split("=") for kv in text.split()[1:])}
+
+
+class Guest:
+    def __init__(self, launcher, timeout, env_extra):
+        out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
+        self.log_path = os.path.join(out_dir, "console.log")
+        self.timeout = timeout
+        self._log = open(self.log_path, "wb")
+        env = dict(os.environ, **env_extra)
+        self.qemu = subprocess.Popen([launcher, "--timeout", str(timeout)], stdin=subprocess.DEVNULL,
+                                     stdout=self._log, stderr=subprocess.STDOUT, env=env)
+
+    def console(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def wait_ready(self):
+        deadline = time.monotonic() + self.timeout
+        while "echo: ready" not in self.console():
+            if self.qemu.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        time.sleep(0.3)
+        return True
+
+    def stop(self):
+        if self.qemu.poll() is None:
+            self.qemu.terminate()
+            try:
+                self.qemu.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.qemu.kill()
+                self.qemu.wait()
+        self._log.close()
+
+
+# ---------------------------------------------------------------- frames
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def ip_hdr(proto, payload_len, src=HOST_IP, dst=GUEST_IP, ident=0, ihl=5, version=4,
+           total=None, bad_csum=False, ttl=64):
+    total = 20 + payload_len if total is None else total
+    h = struct.pack("!BBHHHBBH4s4s", (version << 4) | ihl, 0, total & 0xFFFF, ident & 0xFFFF, 0x4000,
+                    ttl, proto, 0, socket.inet_aton(src), socket.inet_aton(dst))
+    c = csum(h)
+    if bad_csum:
+        c ^= 0x5A5A
+    return h[:10] + struct.pack("!H", c) + h[12:]
+
+
+def l4_csum(proto, seg, src=HOST_IP, dst=GUEST_IP):
+    pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, proto, len(seg))
+    return csum(pseudo + seg)
+
+
+def udp_seg(sport, dport, payload, length=None):
+    length = 8 + len(payload) if length is None else length
+    seg = struct.pack("!HHHH", sport, dport, length & 0xFFFF, 0) + payload
+    c = l4_csum(17, seg) or 0xFFFF
+    return seg[:6] + struct.pack("!H", c) + seg[8:]
+
+
+def tcp_seg(sport, dport, seq, ack, flags, payload=b"", offset=5, window=65535, fix_csum=True):
+    seg = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                      (offset & 0xF) << 4, flags, window, 0, 0) + payload
+    if fix_csum:
+        seg = seg[:16] + struct.pack("!H", l4_csum(6, seg)) + seg[18:]
+    return seg
+
+
+FIN, SYN, RST, PSH, ACK = 1, 2, 4, 8, 16
+
+
+class Wire:
+    """The guest's Ethernet wire over QEMU's socket netdev."""
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.host_port = self.sock.getsockname()[1]
+        self.guest_side_port = free_port(socket.SOCK_DGRAM)
+        self.guest_mac = None
+        self.ip_frames = queue.Queue()
+        self.sent = 0
+        self.tcp_owned = {6123}
+        self._stop = False
+        self._thread = threading.Thread(target=self._rx, daemon=True)
+        self._thread.start()
+
+    def netdev(self):
+        return (f"socket,id=n0,udp=127.0.0.1:{self.host_port},"
+                f"localaddr=127.0.0.1:{self.guest_side_port}")
+
+    def send(self, frame):
+        self.sock.sendto(frame, ("127.0.0.1", self.guest_side_port))
+        self.sent += 1
+
+    def eth(self, ethertype, payload, dst=None):
+        return (dst or self.guest_mac or BCAST) + HOST_MAC + struct.pack("!H", ethertype) + payload
+
+    def _rx(self):
+        self.sock.settimeout(0.2)
+        while not self._stop:
+            try:
+                frame, _ = self.sock.recvfrom(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if len(frame) < 14:
+                continue
+            ethertype = struct.unpack("!H", frame[12:14])[0]
+            if ethertype == 0x0806 and len(frame) >= 42:
+                op = struct.unpack("!H", frame[20:22])[0]
+                sha, spa, tpa = frame[22:28], frame[28:32], frame[38:42]
+                if socket.inet_ntoa(spa) == GUEST_IP:
+                    self.guest_mac = sha
+                if op == 1 and socket.inet_ntoa(tpa) != GUEST_IP:
+                    reply = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 2) + HOST_MAC + tpa + sha + spa
+                    self.send(sha + HOST_MAC + b"\x08\x06" + reply)
+            elif ethertype == 0x0800:
+                if self.guest_mac is None:
+                    self.guest_mac = frame[6:12]
+                ip = frame[14:]
+                ihl = (ip[0] & 0xF) * 4
+                if ip[9] == 6 and len(ip) >= ihl + 20:
+                    l4 = ip[ihl:]
+                    sport, dport, _, gack = struct.unpack("!HHII", l4[:12])
+                    if l4[13] & (SYN | ACK) == (SYN | ACK) and dport not in self.tcp_owned:
+                        # a SYN-ACK for a connection we never opened (a
+                        # malformed-but-valid SYN): reset it, as a host would
+                        seg = tcp_seg(dport, sport, gack, 0, RST)
+                        self.send(self.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+                self.ip_frames.put(frame[14:])
+
+    def drain(self):
+        while True:
+            try:
+                self.ip_frames.get_nowait()
+            except queue.Empty:
+                return
+
+    def recv_ip(self, proto, match, timeout):
+        """The next IPv4 packet of proto with match(l4 header+payload, ip) true."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                ip = self.ip_frames.get(timeout=left)
+            except queue.Empty:
+                return None
+            ihl = (ip[0] & 0xF) * 4
+            total = struct.unpack("!H", ip[2:4])[0]
+            if ip[9] == proto and match(ip[ihl:total]):
+                return ip[ihl:total]
+
+    def udp_frame(self, sport, dport, payload, **kw):
+        seg = udp_seg(sport, dport, payload)
+        return self.eth(0x0800, ip_hdr(17, len(seg), **kw) + seg)
+
+    def udp_request(self, sport, payload, timeout=1.0, tries=5):
+        for _ in range(tries):
+            self.send(self.udp_frame(sport, 1235, payload))
+            got = self.recv_ip(17, lambda l4: struct.unpack("!HH", l4[:4]) == (1235, sport), timeout)
+            if got is not None:
+                return got[8:]
+        return None
+
+    def stats(self):
+        data = self.udp_request(40000 + random.randrange(1000), b"STARLING-STATS")
+        return parse_stats(data) if data else None
+
+    def close(self):
+        self._stop = True
+        self.sock.close()
+
+
+# ---------------------------------------------------------------- shared checks
+
+def settled_stats(get, baseline, timeout=15.0):
+    """Polls the stats until the pool counts equal the baseline (or timeout)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = get()
+        if last and all(last[k] == baseline[k] for k in POOL_KEYS):
+            return last
+        time.sleep(0.5)
+    return last
+
+
+def back_to_baseline(case, get, baseline):
+    s = settled_stats(get, baseline)
+    if s is None:
+        check(False, f"{case}: no stats reply")
+        return None
+    diff = {k: (baseline[k], s[k]) for k in POOL_KEYS if s[k] != baseline[k]}
+    check(not diff, f"{case}: pool counts back at baseline {'' if not diff else diff}")
+    print(f"      {case} stats: " + " ".join(f"{k}={s[k]}" for k in sorted(s)), flush=True)
+    return s
+
+
+def delta(before, after, keys):
+    return {k: after[k] - before[k] for k in keys}
+
+
+# ---------------------------------------------------------------- wire cases
+
+def echo_works(w, case):
+    payload = bytes(random.randrange(256) for _ in range(200))
+    got = w.udp_request(33333, payload)
+    check(got == payload, f"{case}: a normal UDP echo afterwards works")
+
+
+def malformed_frames(w):
+    rnd = random.Random(4)
+    frames = []
+    good_udp = udp_seg(5000, 1235, b"x" * 32)
+    good_ip = ip_hdr(17, len(good_udp)) + good_udp
+    # runts (not 0 bytes: an empty datagram is end-of-connection to QEMU's
+    # socket netdev, which then stops reading: a QEMU artefact, not a wire)
+    for n in (1, 6, 13, 14):
+        frames.append(w.eth(0x0800, b"")[:n])
+    frames.append(w.eth(0x0800, good_ip[:10]))          # IPv4 header cut short
+    frames.append(w.eth(0x0806, b"\x00\x01\x08\x00"))    # ARP cut short
+    frames.append(w.eth(0x0806, b"\x00\x01\x08\x00\x06\x04\x00\x01" + b"\x00" * 5))
+    # bad IPv4 headers
+    frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), version=6) + good_udp))
+    frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), version=0) + good_udp))
+    for ihl in (0, 1, 4, 15):
+        frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), ihl=ihl) + good_udp))
+    frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), bad_csum=True) + good_udp))
+    for total in (0, 8, 19, 20 + len(good_udp) + 1, 1500, 65535):
+        frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), total=total) + good_udp))
+    frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), src="255.255.255.255") + good_udp))
+    frames.append(w.eth(0x0800, ip_hdr(17, len(good_udp), src=GUEST_IP) + good_udp))
+    frames.append(w.eth(0x0800, ip_hdr(200, len(good_udp)) + good_udp))  # unknown protocol
+    # UDP lengths beyond / inside the packet, no header at all
+    for length in (0, 7, 9, 41, 1000, 65535):
+        seg = udp_seg(5000, 1235, b"y" * 32, length=length)
+        frames.append(w.eth(0x0800, ip_hdr(17, len(seg)) + seg))
+    frames.append(w.eth(0x0800, ip_hdr(17, 4) + good_udp[:4]))
+    # TCP: data offset garbage, truncated header, odd flags, bad checksum
+    for off in (0, 1, 4, 6, 15):
+        seg = tcp_seg(5001, 1236, 1000, 0, SYN, b"z" * 8, offset=off)
+        frames.append(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+    seg = tcp_seg(5002, 1236, 1000, 0, SYN)
+    frames.append(w.eth(0x0800, ip_hdr(6, 10) + seg[:10]))
+    for flags in (0, 0xFF, SYN | FIN, SYN | RST, ACK, FIN, RST, PSH | ACK):
+        seg = tcp_seg(5003, 1236, rnd.randrange(1 << 32), rnd.randrange(1 << 32), flags, b"q" * 16)
+        frames.append(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+    seg = tcp_seg(5004, 1236, 1, 0, SYN, fix_csum=False)
+    frames.append(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+    # IP fragments that never complete (reassembly must time out, or drop)
+    frag = bytearray(ip_hdr(17, 64, ident=77))
+    frag[6:8] = struct.pack("!H", 0x2000)  # MF, offset 0
+    frag[10:12] = b"\0\0"
+    frag[10:12] = struct.pack("!H", csum(bytes(frag)))
+    frames.append(w.eth(0x0800, bytes(frag) + b"f" * 64))
+    # random junk after a valid-looking Ethernet header, seeded
+    for _ in range(400):
+        n = rnd.randrange(0, 200)
+        junk = bytearray(rnd.randrange(256) for _ in range(n))
+        if n >= 20 and rnd.random() < 0.7:
+            junk[0] = 0x45
+        frames.append(w.eth(rnd.choice((0x0800, 0x0806, 0x86DD, 0x1234)), bytes(junk)))
+    for f in frames:
+        w.send(f)
+        time.sleep(0.0005)
+    return len(frames)
+
+
+def run_wire(args):
+    w = Wire()
+    g = Guest(args.launcher, args.timeout, {"STARLING_ECHO_NETDEV": w.netdev()})
+    try:
+        if not g.wait_ready():
+            check(False, "guest printed 'echo: ready'")
+            return
+        baseline = w.stats()
+        check(baseline is not None, "baseline stats over the raw wire")
+        if baseline is None:
+            return
+        baseline = settled_stats(w.stats, baseline, 3) or baseline
+        print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
+        echo_works(w, "start")
+
+        # 1. truncated and malformed frames
+        before = w.stats()
+        n = malformed_frames(w)
+        time.sleep(1.0)
+        echo_works(w, "malformed")
+        after = back_to_baseline("malformed", w.stats, baseline)
+        if after:
+            print(f"      malformed: sent {n} frames; deltas "
+                  f"{delta(before, after, ('nic_rx_frames', 'nic_rx_drops', 'nic_rx_errors', 'netif_rx_frames'))}",
+                  flush=True)
+
+        # 2. jumbo frames (longer than the driver's RX buffer)
+        before = w.stats()
+        sizes = (1519, 1600, 2048, 4000, 9000)
+        for size in sizes:
+            pad = size - 14 - 20 - 8
+            w.send(w.udp_frame(5005, 1235, b"J" * pad))
+            time.sleep(0.05)
+        time.sleep(1.0)
+        echo_works(w, "jumbo")
+        after = back_to_baseline("jumbo", w.stats, baseline)
+        if after:
+            d = delta(before, after, ("nic_rx_drops", "nic_rx_errors", "nic_resets", "rx_too_long"))
+            print(f"      jumbo: sent {len(sizes)} frames of {sizes} bytes; deltas {d}", flush=True)
+            # Observed with QEMU 7.2: these never reach the guest (QEMU's
+            # virtio-net drops them, the guest's counters do not move), so
+            # this is reported, not required.
+            print(f"      jumbo: counted by the guest: {sum(d.values())}", flush=True)
+        check("PANIC" not in g.console(), "jumbo: no PANIC")
+
+        # 3. RX flood: as fast as possible, to the echo port
+        before = w.stats()
+        w.drain()
+        frame = w.udp_frame(5006, 1235, b"F" * 64)
+        flood = args.flood
+        t0 = time.monotonic()
+        for _ in range(flood):
+            w.send(frame)
+        dt = time.monotonic() - t0
+        time.sleep(1.5)
+        echoes = 0
+        while w.recv_ip(17, lambda l4: struct.unpack("!HH", l4[:4]) == (1235, 5006), 0.05) is not None:
+            echoes += 1
+        echo_works(w, "flood")
+        after = back_to_baseline("flood", w.stats, baseline)
+        if after:
+            d = delta(before, after, ("nic_rx_frames", "nic_rx_drops", "rx_pool_exhausted",
+                                      "netif_tx_busy_drops", "nic_rx_errors", "nic_resets"))
+            print(f"      flood: sent {flood} frames in {dt:.2f}s; {echoes} echoes seen; deltas {d}", flush=True)
+        check("PANIC" not in g.console(), "flood: no PANIC")
+
+        # 4. a TCP client that sends, stops answering, then resets on the
+        #    guest's retransmission (the host came back without the connection)
+        before = w.stats()
+        w.drain()
+        sport, iss = 6123, 1000
+        w.send(w.eth(0x0800, ip_hdr(6, 20) + tcp_seg(sport, 1236, iss, 0, SYN)))
+        synack = w.recv_ip(6, lambda l4: struct.unpack("!HH", l4[:4]) == (1236, sport) and l4[13] & SYN, 3)
+        check(synack is not None, "vanish: guest answered SYN with SYN-ACK")
+        if synack:
+            gseq = struct.unpack("!I", synack[4:8])[0] + 1
+            data = b"hello from a client about to vanish\n"
+            seg = tcp_seg(sport, 1236, iss + 1, gseq, ACK | PSH, data)
+            w.send(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+            echo = w.recv_ip(6, lambda l4: struct.unpack("!HH", l4[:4]) == (1236, sport)
+                             and len(l4) > (l4[12] >> 4) * 4, 3)
+            check(echo is not None and echo[(echo[12] >> 4) * 4:] == data, "vanish: data echoed before vanishing")
+            mid = w.stats()
+            check(mid is not None and mid["tcp_conns"] == baseline["tcp_conns"] + 1,
+                  "vanish: the connection holds a slot while alive")
+            # silence: no ACK for the echo; wait for the guest's retransmission
+            rtx = w.recv_ip(6, lambda l4: struct.unpack("!HH", l4[:4]) == (1236, sport), 8)
+            check(rtx is not None, "vanish: guest retransmits to the silent client")
+            if rtx:
+                rseq = struct.unpack("!I", rtx[4:8])[0]
+                seg = tcp_seg(sport, 1236, iss + 1 + len(data), 0, RST)
+                w.send(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+                # also an RST at the exact seq the guest expects, as a stack would
+                seg = tcp_seg(sport, 1236, struct.unpack("!I", rtx[8:12])[0], rseq, RST)
+                w.send(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+        after = back_to_baseline("vanish", w.stats, baseline)
+        if after:
+            print(f"      vanish: deltas {delta(before, after, ('tcp_accepted', 'tcp_resets'))}", flush=True)
+        echo_works(w, "vanish")
+    finally:
+        text = g.console()
+        g.stop()
+        w.close()
+        check("PANIC" not in text, "console shows no PANIC")
+        check("FAIL" not in text, "console shows no FAIL")
+        print("---- console (tail) ----")
+        print(text[-2500:])
+
+
+# ---------------------------------------------------------------- tcp (hostfwd) case
+
+def run_tcp(args):
+    udp_port = free_port(socket.SOCK_DGRAM)
+    tcp_port = free_port(socket.SOCK_STREAM)
+    g = Guest(args.launcher, args.timeout, {
+        "STARLING_ECHO_UDP_PORT": str(udp_port),
+        "STARLING_ECHO_TCP_PORT": str(tcp_port),
+        "STARLING_UTIL_TCP_PORT": str(free_port(socket.SOCK_STREAM)),
+    })
+    us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    us.settimeout(1.0)
+
+    def stats():
+        for _ in range(5):
+            us.sendto(b"STARLING-STATS", ("127.0.0.1", udp_port))
+            try:
+                data, _ = us.recvfrom(4096)
+                s = parse_stats(data)
+                if s:
+                    return s
+            except socket.timeout:
+                pass
+        return None
+
+    conns = []
+    try:
+        if not g.wait_ready():
+            check(False, "guest printed 'echo: ready'")
+            return
+        baseline = stats()
+        check(baseline is not None, "baseline stats over hostfwd")
+        if baseline is None:
+            return
+        print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
+
+        def open_one(i):
+            c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            c.settimeout(3.0)
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            try:
+                c.connect(("127.0.0.1", tcp_port))
+                msg = b"conn %d\n" % i
+                c.sendall(msg)
+                got = b""
+                while len(got) < len(msg):
+                    part = c.recv(len(msg) - len(got))
+                    if not part:
+                        break
+                    got += part
+                return c, got == msg
+            except OSError:
+                return c, False
+
+        # the connections are not closed: all are alive at once
+        results = [open_one(i) for i in range(args.connections)]
+        conns = [c for c, _ in results]
+        ok = [i for i, (_, good) in enumerate(results) if good]
+        refused = args.connections - len(ok)
+        mid = stats()
+        print(f"      table full: opened {args.connections}, echoing {len(ok)}, refused {refused}; "
+              f"guest tcp_conns={mid and mid['tcp_conns']} refused_pool={mid and mid['tcp_refused_pool']} "
+              f"refused_backlog={mid and mid['tcp_refused_backlog']}", flush=True)
+        check(refused >= 1, "table full: connections beyond the table are refused")
+        check(len(ok) >= 32, "table full: at least 32 connections echo")
+        check(mid is not None and (mid["tcp_refused_pool"] + mid["tcp_refused_backlog"]) > 0,
+              "table full: guest counted refusals")
+        # existing connections keep echoing
+        still = 0
+        for i in ok:
+            c = conns[i]
+            try:
+                c.sendall(b"again %d\n" % i)
+                want = b"again %d\n" % i
+                got = b""
+                while len(got) < len(want):
+                    part = c.recv(len(want) - len(got))
+                    if not part:
+                        break
+                    got += part
+                still += got == want
+            except OSError:
+                pass
+        check(still == len(ok), f"table full: {still}/{len(ok)} accepted connections still echo")
+        # a new connection is served once there is room again? first vanish all
+        # with SO_LINGER 0 (RST), mid-stream: each has unread data sent first
+        for c in conns:
+            try:
+                c.sendall(b"x" * 4096)
+            except OSError:
+                pass
+            c.close()
+        conns = []
+        after = back_to_baseline("vanish (RST x%d)" % args.connections, stats, baseline)
+        c, good = open_one(999)
+        c.close()
+        check(good, "after the table drained, a new connection echoes")
+        if after:
+            print(f"      deltas {delta(baseline, after, ('tcp_accepted', 'tcp_refused_pool', 'tcp_refused_backlog', 'tcp_resets'))}",
+                  flush=True)
+        back_to_baseline("final", stats, baseline)
+    finally:
+        for c in conns:
+            c.close()
+        us.close()
+        text = g.console()
+        g.stop()
+        check("PANIC" not in text, "console shows no PANIC")
+        check("FAIL" not in text, "console shows no FAIL")
+        print("---- console (tail) ----")
+        print(text[-2500:])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--launcher", required=True)
+    ap.add_argument("--mode", choices=("wire", "tcp"), required=True)
+    ap.add_argument("--timeout", type=int, default=150)
+    ap.add_argument("--flood", type=int, default=5000)
+    ap.add_argument("--connections", type=int, default=80)
+    args = ap.parse_args()
+    random.seed(1)
+    (run_wire if args.mode == "wire" else run_tcp)(args)
+    print("PASS" if not failures else f"{len(failures)} FAILURES")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
