@@ -14,15 +14,28 @@
 #ifndef STARLING_NET_LWIP_ARCH_CC_H_
 #define STARLING_NET_LWIP_ARCH_CC_H_
 
+#include <limits.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+/* ssize_t: lwip/arch.h typedefs it as int unless <limits.h> defines
+ * SSIZE_MAX. picolibc's <limits.h> does not, while its <sys/types.h> (pulled
+ * in by the C++ headers) declares ssize_t as long: two definitions. Take the C
+ * library's type everywhere, lwIP's own sources included. */
+#ifndef SSIZE_MAX
+#define SSIZE_MAX LONG_MAX
+#endif
+#ifndef LWIP_NO_UNISTD_H
+#define LWIP_NO_UNISTD_H 1
+#endif
 
 /* Both targets (riscv64, x86_64) are little endian. lwip/arch.h defines
  * LITTLE_ENDIAN (1234) before it includes this file. */
+#ifndef BYTE_ORDER /* glibc's <sys/types.h> already says so on the host */
 #define BYTE_ORDER LITTLE_ENDIAN
+#endif
 
-/* No <ctype.h> functions in the kernel: lwIP uses its own character macros.
- * (lwip/arch.h takes ssize_t from <unistd.h> only if <limits.h> defines
- * SSIZE_MAX, else typedefs it: header-only either way.) */
+/* No <ctype.h> functions in the kernel: lwIP uses its own character macros. */
 #define LWIP_NO_CTYPE_H 1
 
 /* Byte swaps as single instructions (rev8 with Zbb, a short shift sequence
