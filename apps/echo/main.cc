@@ -35,6 +35,7 @@
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/stats.h"
 #include "net/ipbench/utilisation.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/netif.h"
@@ -142,6 +143,12 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "tcp_refused_backlog", tcp.refused_backlog);
   used = append_stat(line, used, cap, "tcp_refused_pool", tcp.refused_pool);
   used = append_stat(line, used, cap, "tcp_resets", tcp.resets);
+  // High-water marks since boot (lwipopts.h: MEMP_STATS, MEM_STATS).
+  used = append_stat(line, used, cap, "pbuf_pool_max", lwip_stats.memp[MEMP_PBUF_POOL]->max);
+  used = append_stat(line, used, cap, "pbuf_ref_max", lwip_stats.memp[MEMP_PBUF]->max);
+  used = append_stat(line, used, cap, "tcp_pcbs_max", lwip_stats.memp[MEMP_TCP_PCB]->max);
+  used = append_stat(line, used, cap, "tcp_segs_max", lwip_stats.memp[MEMP_TCP_SEG]->max);
+  used = append_stat(line, used, cap, "lwip_heap_max_bytes", lwip_stats.mem.max);
   used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
   used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
   used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);

@@ -173,9 +173,21 @@
 
 /* ---- Statistics and debugging ------------------------------------------- */
 
-/* Counters cost a read-modify-write per packet per layer; off for
- * throughput. (The kernel's own counters report utilisation.) */
-#define LWIP_STATS 0
+/* Only the pool and heap counters: they give each pool's high-water mark
+ * (lwip_stats.memp[i]->max, lwip_stats.mem.max), which the echo app reports,
+ * at one increment per allocation. The per-layer packet counters cost a
+ * read-modify-write per packet per layer: off for throughput. */
+#define LWIP_STATS 1
+#define MEM_STATS 1
+#define MEMP_STATS 1
+#define LINK_STATS 0
+#define ETHARP_STATS 0
+#define IP_STATS 0
+#define IPFRAG_STATS 0
+#define ICMP_STATS 0
+#define UDP_STATS 0
+#define TCP_STATS 0
+#define SYS_STATS 0
 /* Assertions stay on in every build (they end in the kernel's panic). */
 
 #endif /* STARLING_NET_LWIP_LWIPOPTS_H_ */

@@ -274,14 +274,18 @@ def back_to_baseline(case, get, baseline):
 
 
 def delta(before, after, keys):
+    """Counter changes between two stats replies (None if either is missing)."""
+    if before is None or after is None:
+        check(False, "stats reply before and after the case")
+        return None
     return {k: after[k] - before[k] for k in keys}
 
 
 # ---------------------------------------------------------------- wire cases
 
-def echo_works(w, case):
+def echo_works(w, case, timeout=1.0, tries=5):
     payload = bytes(random.randrange(256) for _ in range(200))
-    got = w.udp_request(33333, payload)
+    got = w.udp_request(33333, payload, timeout=timeout, tries=tries)
     check(got == payload, f"{case}: a normal UDP echo afterwards works")
 
 
@@ -385,7 +389,7 @@ def run_wire(args):
             # Observed with QEMU 7.2: these never reach the guest (QEMU's
             # virtio-net drops them, the guest's counters do not move), so
             # this is reported, not required.
-            print(f"      jumbo: counted by the guest: {sum(d.values())}", flush=True)
+            print(f"      jumbo: counted by the guest: {sum(d.values()) if d else 'unknown'}", flush=True)
         check("PANIC" not in g.console(), "jumbo: no PANIC")
 
         # 3. RX flood: as fast as possible, to the echo port
@@ -401,7 +405,9 @@ def run_wire(args):
         echoes = 0
         while w.recv_ip(17, lambda l4: struct.unpack("!HH", l4[:4]) == (1235, 5006), 0.05) is not None:
             echoes += 1
-        echo_works(w, "flood")
+        # The guest may still be working through the backlog on a loaded
+        # host (CI runs other tests beside this one): allow it up to 20 s.
+        echo_works(w, "flood", timeout=2.0, tries=10)
         after = back_to_baseline("flood", w.stats, baseline)
         if after:
             d = delta(before, after, ("nic_rx_frames", "nic_rx_drops", "rx_pool_exhausted",
