@@ -15,10 +15,11 @@ import argparse
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
+from qemu_guest import QemuGuest, free_port  # noqa: E402
 
 READY = "iperf: ready"
 SESSION_RE = re.compile(
@@ -27,60 +28,6 @@ SESSION_RE = re.compile(
 CLIENT_RE = re.compile(
     r"\]\s+([\d.]+)-\s*([\d.]+) sec\s+([\d.]+) (K|M|G)?Bytes\s+([\d.]+) Mbits/sec")
 UNIT = {None: 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-
-
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class IperfGuest:
-    """The iperf image in QEMU, console to a log file (the echo tests' way)."""
-
-    def __init__(self, launcher, timeout):
-        out_dir = (os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
-                   or os.environ.get("TEST_TMPDIR") or "/tmp")
-        self.log_path = os.path.join(out_dir, "console.log")
-        self.port = free_port()
-        env = dict(os.environ, STARLING_IPERF_TCP_PORT=str(self.port))
-        self.timeout = timeout
-        self._log = open(self.log_path, "wb")
-        self.qemu = subprocess.Popen([launcher, "--timeout", str(timeout)],
-                                     stdin=subprocess.DEVNULL, stdout=self._log,
-                                     stderr=subprocess.STDOUT, env=env)
-
-    def console(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-
-    def wait_for(self, text, seconds):
-        deadline = time.monotonic() + seconds
-        while text not in self.console():
-            if self.qemu.poll() is not None or time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-        return True
-
-    def wait_for_re(self, pattern, seconds):
-        deadline = time.monotonic() + seconds
-        while True:
-            m = pattern.search(self.console())
-            if m or self.qemu.poll() is not None or time.monotonic() > deadline:
-                return m
-            time.sleep(0.1)
-
-    def stop(self):
-        if self.qemu.poll() is None:
-            self.qemu.terminate()
-            try:
-                self.qemu.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.qemu.kill()
-                self.qemu.wait()
-        self._log.close()
 
 
 def main():
@@ -96,16 +43,17 @@ def main():
         return 1
 
     failures = []
-    guest = IperfGuest(args.launcher, args.timeout)
+    port = free_port()
+    guest = QemuGuest(args.launcher, args.timeout, env={"STARLING_IPERF_TCP_PORT": str(port)})
     try:
         if not guest.wait_for(READY, args.timeout):
             failures.append(f"guest never printed {READY!r}")
         else:
-            expected_host = f"starling: host 127.0.0.1:{guest.port}/tcp -> guest port 5001/tcp"
+            expected_host = f"starling: host 127.0.0.1:{port}/tcp -> guest port 5001/tcp"
             if expected_host not in guest.console():
                 failures.append(f"launcher did not print {expected_host!r}")
             cmd = ["timeout", str(args.seconds + 30), iperf, "-c", "127.0.0.1",
-                   "-p", str(guest.port), "-t", str(args.seconds), "-f", "m"]
+                   "-p", str(port), "-t", str(args.seconds), "-f", "m"]
             print("running:", " ".join(cmd))
             run = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True)
             print("---- iperf client ----")

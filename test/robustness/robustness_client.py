@@ -25,10 +25,12 @@ import queue
 import random
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "net"))
+from echo_guest import EchoGuest, free_port  # noqa: E402
 
 GUEST_IP = "10.0.2.15"
 HOST_IP = "10.0.2.2"  # the guest's gateway: we are it
@@ -47,53 +49,12 @@ def check(cond, what):
         failures.append(what)
 
 
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
 
 def parse_stats(data):
     text = data.decode("ascii", "replace").strip()
     if not text.startswith("STARLING-STATS"):
         return None
     return {k: int(v) for k, v in (kv.split("=") for kv in text.split()[1:])}
-
-
-class Guest:
-    def __init__(self, launcher, timeout, env_extra):
-        out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
-        self.log_path = os.path.join(out_dir, "console.log")
-        self.timeout = timeout
-        self._log = open(self.log_path, "wb")
-        env = dict(os.environ, **env_extra)
-        self.qemu = subprocess.Popen([launcher, "--timeout", str(timeout)], stdin=subprocess.DEVNULL,
-                                     stdout=self._log, stderr=subprocess.STDOUT, env=env)
-
-    def console(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-
-    def wait_ready(self):
-        deadline = time.monotonic() + self.timeout
-        while "echo: ready" not in self.console():
-            if self.qemu.poll() is not None or time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-        time.sleep(0.3)
-        return True
-
-    def stop(self):
-        if self.qemu.poll() is None:
-            self.qemu.terminate()
-            try:
-                self.qemu.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.qemu.kill()
-                self.qemu.wait()
-        self._log.close()
 
 
 # ---------------------------------------------------------------- frames
@@ -349,7 +310,7 @@ def malformed_frames(w):
 
 def run_wire(args):
     w = Wire()
-    g = Guest(args.launcher, args.timeout, {"STARLING_ECHO_NETDEV": w.netdev()})
+    g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
     try:
         if not g.wait_ready():
             check(False, "guest printed 'echo: ready'")
@@ -461,13 +422,8 @@ def run_wire(args):
 # ---------------------------------------------------------------- tcp (hostfwd) case
 
 def run_tcp(args):
-    udp_port = free_port(socket.SOCK_DGRAM)
-    tcp_port = free_port(socket.SOCK_STREAM)
-    g = Guest(args.launcher, args.timeout, {
-        "STARLING_ECHO_UDP_PORT": str(udp_port),
-        "STARLING_ECHO_TCP_PORT": str(tcp_port),
-        "STARLING_UTIL_TCP_PORT": str(free_port(socket.SOCK_STREAM)),
-    })
+    g = EchoGuest(args.launcher, args.timeout)
+    udp_port, tcp_port = g.udp_port, g.tcp_port
     us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     us.settimeout(1.0)
 

@@ -1,0 +1,69 @@
+"""A Starling image booted in QEMU for a real-client test, and torn down.
+
+Shared by the Python QEMU tests (test/net, test/iperf, test/robustness):
+the console goes to console.log in the test's outputs, waits are bounded by
+the boot's timeout, and stop() always ends QEMU.
+
+Import it from a test under //test with:
+    sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
+    from qemu_guest import QemuGuest, free_port
+and list "//test:qemu_guest.py" in the test's data.
+"""
+import os
+import socket
+import subprocess
+import time
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    """A loopback port nothing listens on right now."""
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class QemuGuest:
+    def __init__(self, launcher, timeout, env=None, runner_args=(), qemu_args=()):
+        out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
+        self.log_path = os.path.join(out_dir, "console.log")
+        self.timeout = timeout
+        cmd = [launcher, "--timeout", str(timeout), *runner_args]
+        if qemu_args:
+            cmd += ["--", *qemu_args]
+        self._log = open(self.log_path, "wb")
+        self.qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log,
+                                     stderr=subprocess.STDOUT, env=dict(os.environ, **(env or {})))
+
+    def console(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def wait_for(self, text, seconds=None):
+        """True once `text` is on the console (False if QEMU exits or time runs out)."""
+        deadline = time.monotonic() + (self.timeout if seconds is None else seconds)
+        while text not in self.console():
+            if self.qemu.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def wait_for_re(self, pattern, seconds=None):
+        """The first match of a compiled regex on the console, or None."""
+        deadline = time.monotonic() + (self.timeout if seconds is None else seconds)
+        while True:
+            m = pattern.search(self.console())
+            if m or self.qemu.poll() is not None or time.monotonic() > deadline:
+                return m
+            time.sleep(0.1)
+
+    def stop(self):
+        if self.qemu.poll() is None:
+            self.qemu.terminate()
+            try:
+                self.qemu.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.qemu.kill()
+                self.qemu.wait()
+        self._log.close()
