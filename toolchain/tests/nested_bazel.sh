@@ -55,6 +55,46 @@ nested_bazel() {
   ) >"$TEST_TMPDIR/$name.out" 2>"$TEST_TMPDIR/$name.log"
 }
 
+# Repository-rule tests: `bazel sync` of one repository of a scratch
+# workspace ($1, whose WORKSPACE declares it) in its own output base
+# ($1.output_base), with extra flags such as --repo_env=...; messages go to
+# $TEST_TMPDIR/REPO.log.
+#   scratch_sync WORKSPACE_DIR REPO [FLAG]...
+scratch_sync() {
+  local ws=$1 repo=$2
+  shift 2
+  (cd "$ws" && env -u TEST_TMPDIR bazel --batch --output_base="$ws.output_base" \
+    --bazelrc=/dev/null sync --only="$repo" --color=no --curses=no "$@") \
+    >"$TEST_TMPDIR/$repo.log" 2>&1
+}
+
+# The fetch of REPO must fail, and its message contain every PATTERN (fixed
+# strings); prints the message. Sets fail=1 otherwise.
+#   expect_refusal WORKSPACE_DIR REPO [FLAG]... -- PATTERN...
+expect_refusal() {
+  local ws=$1 repo=$2
+  shift 2
+  local flags=()
+  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  if scratch_sync "$ws" "$repo" "${flags[@]}"; then
+    echo "FAIL: @$repo was fetched despite its wrong pin or missing source"
+    fail=1
+    return
+  fi
+  local pattern
+  for pattern in "$@"; do
+    if ! grep -qF -- "$pattern" "$TEST_TMPDIR/$repo.log"; then
+      echo "FAIL: @$repo's error lacks '$pattern':"
+      grep -A16 'ERROR' "$TEST_TMPDIR/$repo.log" | head -30
+      fail=1
+      return
+    fi
+  done
+  echo "ok   @$repo refused; the message:"
+  awk '/Error in fail:/ { on = 1 } on && /^ERROR/ { exit } on { print "       " $0 }' "$TEST_TMPDIR/$repo.log"
+}
+
 # Nested output bases hold read-only trees (extracted packages) and run to
 # hundreds of megabytes: remove them when the test ends, pass or fail.
 _nested_cleanup() {

@@ -58,60 +58,29 @@ CONF
 mkdir -p "$TEST_TMPDIR/empty_cache"
 
 fail=0
-sync_repo() {  # sync_repo REPO [--repo_env=...]...
-  local repo=$1
-  shift
-  (cd "$ws" && env -u TEST_TMPDIR bazel --batch --output_base="$TEST_TMPDIR/src_ob" \
-    --bazelrc=/dev/null sync --only="$repo" --color=no --curses=no "$@") \
-    >"$TEST_TMPDIR/$repo.log" 2>&1
-}
-
-expect_refusal() {  # expect_refusal REPO [--repo_env=...]... -- PATTERN...
-  local repo=$1
-  shift
-  local flags=()
-  while [[ $1 != -- ]]; do flags+=("$1"); shift; done
-  shift
-  if sync_repo "$repo" "${flags[@]}"; then
-    echo "FAIL: @$repo was fetched despite its wrong pin / missing source"
-    fail=1
-    return
-  fi
-  for pattern in "$@"; do
-    if ! grep -qF -- "$pattern" "$TEST_TMPDIR/$repo.log"; then
-      echo "FAIL: @$repo's error lacks '$pattern':"
-      grep -A16 'ERROR' "$TEST_TMPDIR/$repo.log" | head -30
-      fail=1
-      return
-    fi
-  done
-  echo "ok   @$repo refused; the message:"
-  awk '/Error in fail:/ { on = 1 } on && /^ERROR/ { exit } on { print "       " $0 }' "$TEST_TMPDIR/$repo.log"
-}
-
 real_cache="--repo_env=STARLING_DEB_CACHE=$(_deb_cache)"
 empty_cache="--repo_env=STARLING_DEB_CACHE=$TEST_TMPDIR/empty_cache"
 no_sources="--repo_env=APT_CONFIG=$TEST_TMPDIR/no_sources.conf"
 
 # The archive's bytes do not match the pin (the cached tarball does not match
 # either, so apt is asked): expected vs found, and where the pin lives.
-expect_refusal wrong_sha "$real_cache" -- \
+expect_refusal "$ws" wrong_sha "$real_cache" -- \
   "sha256 mismatch for lwip_2.1.3+dfsg1.orig.tar.xz" \
   "expected: $bad_sha" "found:    $good_sha" "toolchain/pins.bzl"
 
 # A version Debian does not serve.
-expect_refusal wrong_version "$empty_cache" -- \
+expect_refusal "$ws" wrong_version "$empty_cache" -- \
   "apt-get source --download-only lwip=2.1.3+dfsg1-1" \
   "toolchain/pins.bzl" "apt-cache showsrc lwip"
 
 # No deb-src entry (and nothing cached): says so and points at setup.sh.
-expect_refusal no_deb_src "$empty_cache" "$no_sources" -- \
+expect_refusal "$ws" no_deb_src "$empty_cache" "$no_sources" -- \
   "apt has no deb-src entry" "You must put some 'deb-src' URIs" "sudo ./setup.sh"
 
 # A fresh output base with the tarball in the shared cache fetches nothing:
 # it succeeds even though apt has no sources at all.
-if sync_repo cached "$real_cache" "$no_sources" &&
-    [[ -f "$TEST_TMPDIR/src_ob/external/cached/src/core/memp.c" ]]; then
+if scratch_sync "$ws" cached "$real_cache" "$no_sources" &&
+    [[ -f "$ws.output_base/external/cached/src/core/memp.c" ]]; then
   echo "ok   @cached extracted from the shared cache without apt"
 else
   echo "FAIL: @cached was not served from the cache ($(_deb_cache)):"
