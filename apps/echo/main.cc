@@ -41,7 +41,7 @@
 #include "net/netif/netif.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
-#include "platform/qemu_virt/nic.h"
+#include "platform/nic.h"
 
 namespace starling {
 namespace {

@@ -23,7 +23,7 @@
 #include "lwip/ip_addr.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/netif.h"
-#include "platform/qemu_virt/nic.h"
+#include "platform/nic.h"
 
 namespace starling {
 namespace {
