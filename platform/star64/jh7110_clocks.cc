@@ -1,0 +1,64 @@
+#include "platform/star64/jh7110_clocks.h"
+
+#include <atomic>
+
+namespace starling::board::jh7110 {
+namespace {
+
+// The three blocks are different devices on different buses: RVWMO orders
+// accesses to one device's I/O region only as its PMA says, so the clock
+// and mode writes are fenced before the reset release that depends on them.
+void fence_device_writes() {
+#if defined(__riscv)
+  asm volatile("fence o,o" ::: "memory");
+#else
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+}
+
+void enable(const mmio::Registers& crg, std::uint32_t offset) {
+  crg.update(offset, 0, kClockEnable);
+}
+
+Result<void> release_reset(const mmio::Registers& aon_crg, std::uint32_t bit,
+                           std::uint32_t poll_limit) {
+  aon_crg.update(kAonResetAssert, bit, 0);
+  for (std::uint32_t i = 0; i < poll_limit; ++i) {
+    if (aon_crg.read(kAonResetStatus) & bit) return {};
+  }
+  return Unexpected(Error::kTimedOut);
+}
+
+}  // namespace
+
+Result<void> gmac0_bring_up(const Gmac0Blocks& blocks, std::uint32_t poll_limit) {
+  const mmio::Registers& aon = blocks.aon_crg;
+  const mmio::Registers& sys = blocks.sys_crg;
+
+  // Bus clocks first: the AHB (register) and AXI (DMA) interfaces.
+  enable(aon, kAonGmac0Ahb);
+  enable(aon, kAonGmac0Axi);
+  // The Star64 DT sets starfive,tx-use-rgmii-clk with GMAC0_TX's parent
+  // forced to gmac0_rmii_rtx: the TX clock then does not follow link speed,
+  // so nothing reprograms a rate later.
+  aon.update(kAonGmac0Tx, kClockMuxMask, kClockEnable | (kTxParentRmiiRtx << kClockMuxShift));
+  // U-Boot models the inverter as a gate and sets it when it enables `tx`
+  // (Linux leaves it as found, i.e. as U-Boot left it): the state every
+  // working Star64 network boot has run with.
+  aon.update(kAonGmac0TxInv, 0, kClockInvert);
+  aon.update(kAonGmac0Rx, kClockMuxMask, kRxParentRgmiiRxin << kClockMuxShift);
+  enable(sys, kSysGmac0GtxClk);
+  enable(sys, kSysGmac0Ptp);
+  enable(sys, kSysGmacPhy);
+  enable(sys, kSysGmac0Gtxc);
+  fence_device_writes();
+
+  // The interface mode is latched by the MAC out of reset: set it before.
+  blocks.aon_syscon.update(kAonSysconGmac0Mode, kPhyModeMask, kPhyModeRgmii);
+  fence_device_writes();
+
+  if (auto ok = release_reset(aon, kResetGmac0Axi, poll_limit); !ok.ok()) return ok;
+  return release_reset(aon, kResetGmac0Ahb, poll_limit);
+}
+
+}  // namespace starling::board::jh7110
