@@ -103,6 +103,16 @@ def _host_features():
                 flag_set(actions = _LINK, flag_groups = [flag_group(flags = flags.SANITIZER_LINK)]),
             ],
         ),
+        # Off by default: fuzz/fuzzer.bzl turns it on (a transition) for a
+        # fuzzer and everything it links, never for ordinary host builds.
+        feature(
+            name = "fuzzer",
+            enabled = False,
+            flag_sets = [
+                flag_set(actions = _CODE_COMPILE, flag_groups = [flag_group(flags = flags.FUZZER_COMPILE)]),
+                flag_set(actions = [ACTION_NAMES.cpp_link_executable], flag_groups = [flag_group(flags = flags.FUZZER_LINK)]),
+            ],
+        ),
     ] + _mode_features()
 
 def _starling_cc_toolchain_config_impl(ctx):

@@ -123,6 +123,14 @@ SANITIZERS = [
 # The host link runs the C driver; it must still pull in UBSan's C++ part.
 SANITIZER_LINK = ["-fsanitize-link-c++-runtime"]
 
+# libFuzzer (fuzz/fuzzer.bzl): coverage instrumentation for every compile of a
+# fuzzer and its dependencies (the fuzz transition turns the `fuzzer` feature
+# on for the whole dependency graph, since a per-target feature would not
+# reach the libraries whose branches matter), and libFuzzer's runtime with
+# its main() at the fuzzer's link.
+FUZZER_COMPILE = ["-fsanitize=fuzzer-no-link"]
+FUZZER_LINK = ["-fsanitize=fuzzer"]
+
 FLAGS = struct(
     RISCV64_ARCH = RISCV64_ARCH,
     SMALL_DATA = SMALL_DATA,
@@ -145,4 +153,6 @@ FLAGS = struct(
     HOST_LINK = HOST_LINK,
     SANITIZERS = SANITIZERS,
     SANITIZER_LINK = SANITIZER_LINK,
+    FUZZER_COMPILE = FUZZER_COMPILE,
+    FUZZER_LINK = FUZZER_LINK,
 )

@@ -1,0 +1,4 @@
+#!/bin/bash
+# Runs a fuzzer's launcher (fuzz/launcher.sh.tpl) in its bounded test mode.
+set -euo pipefail
+exec "$1"
