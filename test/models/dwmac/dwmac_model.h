@@ -63,7 +63,12 @@ class DwmacModel final : public mmio::RegisterBus {
     kDroppedFiltered,  // destination not our MAC_ADDRESS0, not broadcast, not (PM) multicast, PR clear
     kDroppedError,  // error frame and MTL_RXQ0_OPERATION_MODE.FEP clear
   };
-  RxOutcome receive_from_wire(std::span<const std::byte> frame, RxFault fault = {});
+  // (An overload, not a default argument: clang cannot use RxFault's member
+  // initializers inside DwmacModel's own definition.)
+  RxOutcome receive_from_wire(std::span<const std::byte> frame, RxFault fault);
+  RxOutcome receive_from_wire(std::span<const std::byte> frame) {
+    return receive_from_wire(frame, RxFault{});
+  }
 
   // The wire, transmit side: each frame the TX DMA completes (no FCS), in
   // order. With CIC set in TDES3 the model has inserted the checksums (IPv4

@@ -46,7 +46,10 @@ class PhyModel {
   static constexpr std::uint8_t kExtAddress = 0x1E;
   static constexpr std::uint8_t kExtData = 0x1F;
 
-  explicit PhyModel(Options options = {});
+  // Two constructors, not a default argument: clang cannot use Options'
+  // member initializers inside PhyModel's own definition.
+  PhyModel() : PhyModel(Options{}) {}
+  explicit PhyModel(Options options);
 
   std::uint16_t read(std::uint8_t reg);
   void write(std::uint8_t reg, std::uint16_t value);
