@@ -12,6 +12,7 @@
 #include "kernel/console/console.h"
 #include "platform/hal/board.h"
 #include "platform/hal/interrupts.h"
+#include "platform/star64/boot_dtb.h"
 
 namespace starling::board {
 namespace {
@@ -37,9 +38,11 @@ constinit Plic plic({.base = kPlicBase, .context = 2, .num_sources = kPlicSource
 
 }  // namespace
 
-void init(unsigned long /*dtb: the map above is fixed for this board*/) {
+void init(unsigned long dtb) {
   // Traps first: a fault anywhere after this line panics with a report.
   riscv::trap_init();
+  // The map above is fixed; the DT is read later for GMAC0's MAC address.
+  set_boot_dtb(dtb);
   riscv::clock_init(kTimebaseHz);
   uart.init();
 }

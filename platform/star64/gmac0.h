@@ -1,0 +1,60 @@
+#ifndef STARLING_PLATFORM_STAR64_GMAC0_H_
+#define STARLING_PLATFORM_STAR64_GMAC0_H_
+
+#include <cstdint>
+
+#include "drivers/dwmac/dwmac.h"
+#include "drivers/mmio/register_bus.h"
+#include "kernel/fdt/device_tree.h"
+#include "kernel/lib/result.h"
+#include "kernel/mem/page_allocator.h"
+#include "platform/star64/jh7110_clocks.h"
+
+// The Star64's Ethernet port "eth0": GMAC0 of the JH7110 (HARDWARE.md §6)
+// with the Motorcomm YT8531 PHY at MDIO address 0, RGMII-ID.
+namespace starling::board {
+
+inline constexpr std::uintptr_t kGmac0Base = 0x1603'0000;
+inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
+
+// DMA bursts: sDDF's TxPBL = RxPBL = 32 beats without PBLx8. sDDF settled on
+// it after running the seed's patch (PBLx8 with TxPBL 2 / RxPBL 8, i.e. 16
+// and 64 beats) on this board; 32 beats of the 64-bit AXI are 256 bytes,
+// well inside the 2 KiB TX and RX FIFOs, and the same burst both ways keeps
+// TX from starving behind RX at line rate. The alternative is one edit:
+// {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}. (Linux uses 16 without x8,
+// U-Boot PBLx8 with 8/8.) The rest are the driver's defaults, which are the
+// Star64's: CR 5, PHY address 0, RX delay 1500 ps, TX delay 0 (current
+// upstream DT).
+inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{
+    .tx_pbl = 32, .rx_pbl = 32, .pbl_x8 = false, .phy_address = 0};
+
+// 1000BASE-T autonegotiation takes 2-3 s after a PHY reset: 6 s covers it
+// and a slow switch port, and a board without a cable is not held up longer.
+inline constexpr std::uint64_t kLinkWaitNs = 6'000'000'000;
+// MDIO polls while waiting: each is a few clause-22 reads; no need to spin.
+inline constexpr std::uint64_t kLinkPollIntervalNs = 50'000'000;
+
+struct Gmac0Setup {
+  jh7110::Gmac0Blocks blocks{};
+  std::uintptr_t base = kGmac0Base;
+  std::uint32_t irq = kGmac0Irq;
+  mmio::RegisterBus* model = nullptr;     // host tests: a DWMAC device model
+  const fdt::DeviceTree* tree = nullptr;  // for the MAC address; may be null
+  dwmac::Dwmac::BoardParams params = kGmac0Params;
+  std::uint64_t link_wait_ns = kLinkWaitNs;
+  std::uint64_t link_poll_interval_ns = kLinkPollIntervalNs;
+};
+
+// Clocks, RGMII mode and resets (jh7110_clocks.h), the MAC address
+// (mac_address.h), driver init, then a bounded link wait. Prints one console
+// line per step that can go wrong or that a person at the console wants to
+// see (the address and where it came from; the link, or no link after N s:
+// check the cable). No link is not an error: the driver keeps polling the
+// PHY and the link may come up later. Errors: kTimedOut from the reset
+// release, else Dwmac::init's.
+Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageAllocator& pages);
+
+}  // namespace starling::board
+
+#endif  // STARLING_PLATFORM_STAR64_GMAC0_H_
