@@ -63,6 +63,8 @@ PACKAGES=(
   nginx-light tshark
   # Redrawing docs/architecture.png (docs/render.sh).
   graphviz
+  # The echo benchmark's plots (bench/echo: throughput and RTT against requested rate).
+  gnuplot-nox
   # Debugging the kernel through QEMU's gdbstub; clangd of the pinned clang's
   # version for editors (bazel run //toolchain/editor:compile_commands).
   gdb-multiarch clangd-19

@@ -41,6 +41,7 @@
 #include "net/netif/netif.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
+#include "platform/hal/clock.h"
 #include "platform/nic.h"
 
 namespace starling {
@@ -106,6 +107,13 @@ std::size_t pcb_count(const tcp_pcb* pcb) {
 
 constexpr std::string_view kStatsQuery = "STARLING-STATS";
 
+// UDP echo outcomes, for the benchmark's cost per echoed packet (bench/echo).
+struct EchoCounters {
+  std::uint64_t echoed = 0;
+  std::uint64_t dropped = 0;  // the TX ring stayed full through every retry
+};
+EchoCounters g_echo;
+
 // Appends " key=value" to line at used; returns the new length.
 std::size_t append_stat(char* line, std::size_t used, std::size_t cap, std::string_view key,
                         std::uint64_t value) {
@@ -158,6 +166,18 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "nic_rx_drops", nic.rx_drops);
   used = append_stat(line, used, cap, "nic_rx_errors", nic.rx_errors);
   used = append_stat(line, used, cap, "nic_resets", nic.resets);
+  used = append_stat(line, used, cap, "nic_tx_frames", nic.tx_frames);
+  used = append_stat(line, used, cap, "nic_tx_busy", nic.tx_busy);
+  used = append_stat(line, used, cap, "udp_echoed", g_echo.echoed);
+  used = append_stat(line, used, cap, "udp_echo_drops", g_echo.dropped);
+  // For bench/echo: deltas between two queries give instructions and cycles
+  // per echoed packet over the measured interval.
+  used = append_stat(line, used, cap, "uptime_ns", hal::now_ns());
+  used = append_stat(line, used, cap, "cycles", hal::cycles());
+  used = append_stat(line, used, cap, "instret", hal::instructions());
+  // Cycles spent in hal::idle(): instret minus these, under QEMU -icount,
+  // is the instructions the guest retired while busy.
+  used = append_stat(line, used, cap, "idle_cycles", async::Executor::current().idle_cycles());
   if (used < cap) line[used++] = '\n';
   return used;
 }
@@ -186,16 +206,19 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif) {
     auto datagram = co_await socket.receive_from();
     if (!datagram.ok()) co_return Unexpected(datagram.error());
     if (is_stats_query(datagram->data)) {
-      char line[768];
+      char line[1024];
       const std::size_t n = stats_line(netif, line, sizeof line);
       (void)socket.send_to(datagram->from, std::as_bytes(std::span<const char>(line, n)));
       continue;
     }
+    bool echoed = false;
     for (int attempt = 0; attempt < kSendRetries; ++attempt) {
       auto sent = socket.send_to(datagram->from, datagram->data);
+      echoed = sent.ok();
       if (sent.ok() || sent.error() != Error::kBusy) break;
       co_await async::sleep_for(50 * async::kMicrosecond);  // the netif reclaims TX room
     }
+    ++(echoed ? g_echo.echoed : g_echo.dropped);
   }
 }
 

@@ -20,6 +20,14 @@ std::uint64_t now_ns();
 // the utilisation figures: idle cycles vs total cycles.
 std::uint64_t cycles();
 
+// Instructions retired since reset (riscv64: the `instret` CSR), for the cost
+// of a packet in the benchmarks (bench/echo). QEMU 7.2 answers instret (and
+// cycle) with the host's TSC unless started with -icount, where it is
+// virtual time: instructions at shift=0 plus the time skipped in wfi. The
+// host board returns 0: it has no cheap per-process counter, and callgrind
+// measures it instead.
+std::uint64_t instructions();
+
 // Arms the one-shot timer to interrupt at `deadline_ns` (monotonic, as
 // now_ns()), replacing any earlier deadline. A deadline in the past fires as
 // soon as possible. kNoDeadline disarms it.

@@ -51,6 +51,12 @@ std::uint64_t cycles() {
 #endif
 }
 
+// No per-process retired-instruction counter without perf_event_open (often
+// forbidden in containers): 0, documented in hal/clock.h.
+std::uint64_t instructions() {
+  return 0;
+}
+
 void set_wakeup(std::uint64_t deadline_ns) {
   g_deadline = deadline_ns;
 }

@@ -105,6 +105,10 @@ std::uint64_t cycles() {
   return riscv::csr_read<riscv::Csr::kCycle>();
 }
 
+std::uint64_t instructions() {
+  return riscv::csr_read<riscv::Csr::kInstret>();
+}
+
 void set_wakeup(std::uint64_t deadline_ns) {
   if (deadline_ns == kNoDeadline) {
     riscv::disable_interrupt(riscv::Interrupt::kTimer);

@@ -1,0 +1,366 @@
+#!/bin/bash
+# The echo benchmark's driver (bench/echo/BUILD.bazel runs it; docs/benchmarks.md).
+#
+#   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
+#            [--legs echo,reflector,linux[,host]] [--rates LIST] [--samples N]
+#            [--out DIR] [--host-echo P] [--smoke]
+#
+# Each leg is one function (leg_echo, leg_reflector, leg_linux, leg_host):
+# it makes its own network namespace(s), starts its peer, measures
+# boot-to-first-echo where there is a boot, sweeps the rates with loadgen
+# from inside the namespace and leaves DIR/<leg>.csv, <leg>.stats,
+# <leg>.console.log and <leg>.png. The summary (DIR/summary.txt) has the
+# ratios echo/reflector (and host/linux when both ran).
+# --smoke: the echo leg only, one low rate for about a second; checks the CSV
+# (header exact, 12 numeric columns, utilisation included, zero bad packets)
+# and exits non-zero otherwise. Speed is never checked.
+# Needs root (ip netns, TAP). Namespaces are named sbe<pid>..., deleted on
+# exit whatever happens; every QEMU has a --timeout, every loadgen a bound.
+set -euo pipefail
+
+usage() {
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+loadgen="" linux_echo="" echo_launcher="" reflector_launcher="" host_echo=""
+legs="echo,reflector,linux"
+rates="10M,50M,100M,200M,300M,400M,500M,600M,800M,1G,1.5G"
+samples=5000
+warmup=500
+cooldown=500
+smoke=0
+out="${BENCH_OUT:-/tmp/starling-bench-echo}"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --loadgen) loadgen=${2:?--loadgen needs a path}; shift 2 ;;
+    --linux-echo) linux_echo=${2:?--linux-echo needs a path}; shift 2 ;;
+    --echo-launcher) echo_launcher=${2:?--echo-launcher needs a path}; shift 2 ;;
+    --reflector-launcher) reflector_launcher=${2:?--reflector-launcher needs a path}; shift 2 ;;
+    --host-echo) host_echo=${2:?--host-echo needs a path}; shift 2 ;;
+    --legs) legs=${2:?--legs needs a list}; shift 2 ;;
+    --rates) rates=${2:?--rates needs a list such as 10M,100M}; shift 2 ;;
+    --samples) samples=${2:?--samples needs a number}; shift 2 ;;
+    --out) out=${2:?--out needs a directory}; shift 2 ;;
+    --smoke) smoke=1; shift ;;
+    -h|--help) usage ;;
+    *) echo "bench.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+for need in loadgen linux_echo echo_launcher reflector_launcher; do
+  [[ -n "${!need}" ]] || { echo "bench.sh: --${need//_/-} is required" >&2; usage; }
+done
+[[ "$samples" =~ ^[0-9]+$ && "$samples" -gt 0 ]] || { echo "bench.sh: --samples takes a positive number, got '$samples'" >&2; exit 2; }
+if [[ $(id -u) -ne 0 ]]; then
+  echo "bench.sh: needs root (ip netns, TAP devices)" >&2
+  exit 1
+fi
+# Under `bazel run` we start in our runfiles tree; the image launchers find
+# theirs through RUNFILES_DIR (a test has TEST_SRCDIR).
+if [[ -z "${TEST_SRCDIR:-}" && -z "${RUNFILES_DIR:-}" && -d ../starling ]]; then
+  export RUNFILES_DIR="$(cd .. && pwd)"
+fi
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+loadgen=$(abspath "$loadgen")
+linux_echo=$(abspath "$linux_echo")
+echo_launcher=$(abspath "$echo_launcher")
+reflector_launcher=$(abspath "$reflector_launcher")
+
+if [[ $smoke -eq 1 ]]; then
+  out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-smoke"
+  legs="echo"
+  rates="2M"      # 170 packets/s: 170 recorded samples take a second
+  samples=170
+  warmup=20
+  cooldown=20
+fi
+mkdir -p "$out"
+
+guest_ip=10.0.2.15
+tap_ip=10.0.2.2
+guest_mac=52:54:00:12:34:56  # QEMU's default for the first NIC
+prefix="sbe$$"
+namespaces=()
+pids=()
+cleanup() {
+  local pid ns
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  for ns in "${namespaces[@]}"; do
+    ip netns del "$ns" 2>/dev/null || true
+  done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+note() { echo "bench: $*" >&2; }
+
+# A namespace with a TAP device for QEMU's NIC; we are 10.0.2.2 on it.
+make_tap_ns() {
+  local ns="$1"
+  ip netns add "$ns"
+  namespaces+=("$ns")
+  ip -n "$ns" link set lo up
+  ip -n "$ns" tuntap add dev tap0 mode tap
+  ip -n "$ns" addr add "$tap_ip/24" dev tap0
+  ip -n "$ns" link set tap0 up
+  # No ARP round (and no 1 s ARP retry) in boot-to-first-echo; the
+  # reflector answers no ARP at all.
+  ip -n "$ns" neigh replace "$guest_ip" lladdr "$guest_mac" dev tap0 nud permanent
+}
+
+# Boots LAUNCHER (an image's :qemu) with its NIC on NS's tap0, extra QEMU
+# arguments after the fifth; sets booted_at (CLOCK_REALTIME ns just before
+# QEMU starts) and guest_pid.
+boot_qemu() {
+  local ns="$1" launcher="$2" netdev_var="$3" log="$4" seconds="$5"
+  shift 5
+  booted_at=$(date +%s%N)
+  ip netns exec "$ns" env "$netdev_var=tap,id=n0,ifname=tap0,script=no,downscript=no" \
+    "$launcher" --timeout "$seconds" -- "$@" </dev/null >"$log" 2>&1 &
+  guest_pid=$!
+  pids+=("$guest_pid")
+}
+
+stop_pid() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+loadgen_in() {
+  local ns="$1"
+  shift
+  ip netns exec "$ns" "$loadgen" "$@"
+}
+
+sweep_args() {
+  echo --rates "$rates" --samples "$samples" --warmup "$warmup" --cooldown "$cooldown" \
+    --max-seconds 60 --drain-ms 300
+}
+
+image_bytes() {
+  local image
+  image="$(dirname "$1")/$(basename "$1" .run.sh).Image"
+  [[ -f "$image" ]] && stat -L -c %s "$image" || echo ""
+}
+
+# QEMU 7.2 answers the cycle and instret CSRs with the host's TSC unless
+# -icount is on; with -icount shift=0 instret counts guest instructions
+# exactly (1 ns of virtual time per instruction). So the cost of a packet
+# comes from a second boot under -icount at one moderate rate; the sweep's
+# own stats deltas are host ticks and are renamed to say so.
+readonly icount_args=(-icount shift=0)
+cost_rate=20M
+cost_samples=3000
+
+# Boots, waits for the first echo (sets first_echo), records it.
+boot_and_probe() {
+  local leg="$1" ns="$2" launcher="$3" netdev_var="$4" log="$5"
+  shift 5
+  local qemu_extra=() seconds=$((smoke ? 90 : 600))
+  while [[ $# -gt 0 && "$1" != "--" ]]; do qemu_extra+=("$1"); shift; done
+  shift  # the "--" before loadgen's arguments
+  boot_qemu "$ns" "$launcher" "$netdev_var" "$log" "$seconds" "${qemu_extra[@]}"
+  if ! first_echo=$(loadgen_in "$ns" --target "$guest_ip" "$@" --probe-first-echo \
+      --since-realtime-ns "$booted_at" --probe-timeout 60); then
+    note "$leg: no echo from the guest; console:"
+    tail -20 "$log" >&2
+    return 1
+  fi
+}
+
+# One leg against a QEMU image: boot, first echo, sweep; boot under -icount,
+# the cost of a packet. Loadgen arguments for the leg follow the variable.
+qemu_leg() {
+  local leg="$1" launcher="$2" netdev_var="$3"
+  shift 3
+  local ns="${prefix}${leg:0:1}" status=0
+  make_tap_ns "$ns"
+  rm -f "$out/$leg.stats" "$out/$leg.cost.stats"
+  if [[ $smoke -eq 1 ]]; then
+    # One boot, under -icount, so the figure the smoke checks is instructions.
+    boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.console.log" \
+      "${icount_args[@]}" -- "$@" || return 1
+    # shellcheck disable=SC2046
+    loadgen_in "$ns" --target "$guest_ip" "$@" $(sweep_args) --stats \
+      --stats-file "$out/$leg.stats" >"$out/$leg.csv" || status=$?
+    stop_pid "$guest_pid"
+    return $status
+  fi
+  boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.console.log" -- "$@" || return 1
+  note "$leg: ${first_echo} (QEMU start to the first UDP echo, wall)"
+  echo "$leg ${first_echo}" >>"$out/figures.txt"
+  echo "$leg image_bytes=$(image_bytes "$launcher")" >>"$out/figures.txt"
+  # shellcheck disable=SC2046
+  loadgen_in "$ns" --target "$guest_ip" "$@" $(sweep_args) --stats --stats-file "$out/$leg.stats" \
+    >"$out/$leg.csv" || status=$?
+  stop_pid "$guest_pid"
+  [[ ! -f "$out/$leg.stats" ]] ||
+    sed -i 's/ instret_delta=[0-9]*//; s/ instret_per_packet=[0-9.]*//; s/ cycles_per_packet=/ host_ticks_per_packet=/; s/ busy_instructions_per_packet=/ busy_host_ticks_per_packet=/' \
+      "$out/$leg.stats"
+
+  boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.icount.console.log" \
+    "${icount_args[@]}" -- "$@" || return 1
+  echo "$leg icount_${first_echo}" >>"$out/figures.txt"
+  loadgen_in "$ns" --target "$guest_ip" "$@" --rates "$cost_rate" --samples "$cost_samples" \
+    --warmup 200 --cooldown 200 --max-seconds 60 --drain-ms 300 --stats \
+    --stats-file "$out/$leg.cost.stats" >"$out/$leg.icount.csv" || status=$?
+  stop_pid "$guest_pid"
+  ip netns del "$ns"
+  return $status
+}
+
+leg_echo() {
+  qemu_leg echo "$echo_launcher" STARLING_ECHO_NETDEV --require-util
+}
+
+leg_reflector() {
+  qemu_leg reflector "$reflector_launcher" STARLING_REFLECTOR_NETDEV \
+    --transport raw --iface tap0 --dst-mac "$guest_mac" --src-ip "$tap_ip" --util-port 0
+}
+
+# Linux's own UDP echo: server and generator in two namespaces over a veth pair.
+leg_linux() {
+  local g="${prefix}lg" s="${prefix}ls"
+  ip netns add "$g"
+  namespaces+=("$g")
+  ip netns add "$s"
+  namespaces+=("$s")
+  ip link add "${prefix}a" netns "$g" type veth peer name "${prefix}b" netns "$s"
+  ip -n "$g" addr add 10.0.3.1/24 dev "${prefix}a"
+  ip -n "$s" addr add 10.0.3.2/24 dev "${prefix}b"
+  ip -n "$g" link set "${prefix}a" up
+  ip -n "$s" link set "${prefix}b" up
+  ip -n "$g" link set lo up
+  ip -n "$s" link set lo up
+  ip netns exec "$s" "$linux_echo" --port 1235 --max-seconds 900 2>"$out/linux.console.log" &
+  local server=$!
+  pids+=("$server")
+  loadgen_in "$g" --target 10.0.3.2 --probe-first-echo --since-realtime-ns "$(date +%s%N)" \
+    --probe-timeout 10 >/dev/null
+  local status=0
+  # shellcheck disable=SC2046
+  loadgen_in "$g" --target 10.0.3.2 --util-port 0 $(sweep_args) >"$out/linux.csv" || status=$?
+  stop_pid "$server"
+  return $status
+}
+
+# The host board: apps/echo as a Linux process over the DWMAC driver and its
+# model on a TAP (//apps/echo:host, when it exists). Same generator, same
+# namespace layout as the QEMU legs.
+leg_host() {
+  if [[ -z "$host_echo" ]]; then
+    note "host: no --host-echo binary (//apps/echo:host); leg skipped"
+    return 0
+  fi
+  local ns="${prefix}h"
+  make_tap_ns "$ns"
+  ip netns exec "$ns" timeout 900 "$host_echo" --tap=tap0 --ip="$guest_ip/24,gw=$tap_ip" \
+    </dev/null >"$out/host.console.log" 2>&1 &
+  local server=$!
+  pids+=("$server")
+  local status=0
+  loadgen_in "$ns" --target "$guest_ip" --probe-first-echo --since-realtime-ns "$(date +%s%N)" \
+    --probe-timeout 30 >/dev/null || status=$?
+  # shellcheck disable=SC2046
+  [[ $status -ne 0 ]] || loadgen_in "$ns" --target "$guest_ip" --require-util $(sweep_args) \
+    --stats --stats-file "$out/host.stats" >"$out/host.csv" || status=$?
+  stop_pid "$server"
+  ip netns del "$ns"
+  return $status
+}
+
+# Throughput (Mb/s) and RTT (µs) against the requested rate.
+plot() {
+  local leg="$1"
+  command -v gnuplot >/dev/null || { note "gnuplot not installed (setup.sh): no $leg.png"; return 0; }
+  gnuplot <<GNUPLOT
+set datafile separator ","
+set terminal png size 800,500
+set output "$out/$leg.png"
+set title "$leg: 1472-byte UDP echo"
+set xlabel "requested (Mb/s)"
+set ylabel "throughput (Mb/s)"
+set y2label "RTT (us)"
+set y2tics
+set ytics nomirror
+set key top left
+set logscale y2
+plot "$out/$leg.csv" every ::1 using (\$1/1e6):(\$2/1e6) with linespoints title "received", \
+     "" every ::1 using (\$1/1e6):(\$3/1e6) with linespoints title "sent", \
+     "" every ::1 using (\$1/1e6):(\$6) axes x1y2 with linespoints title "average RTT", \
+     "" every ::1 using (\$1/1e6):(\$9) axes x1y2 with linespoints title "median RTT"
+GNUPLOT
+}
+
+# The highest Receive_Throughput of a CSV, bits/s.
+peak() { awk -F, 'NR > 1 && $2 > m { m = $2 } END { printf "%.0f", m }' "$1"; }
+
+# The smoke test's checks: header exact, one row, 12 numeric columns, no bad packets.
+check_smoke_csv() {
+  local csv="$1" header
+  header="Requested_Throughput,Receive_Throughput,Send_Throughput,Packet_Size,Minimum_RTT,Average_RTT,Maximum_RTT,Stdev_RTT,Median_RTT,Bad_Packets,Idle_Cycles,Total_Cycles"
+  [[ "$(head -1 "$csv")" == "$header" ]] || { note "FAIL: CSV header differs: $(head -1 "$csv")"; return 1; }
+  [[ $(wc -l <"$csv") -eq 2 ]] || { note "FAIL: expected one row, got $(($(wc -l <"$csv") - 1))"; return 1; }
+  awk -F, 'NR == 2 {
+      if (NF != 12) { print "bench: FAIL: " NF " columns, not 12"; exit 1 }
+      for (i = 1; i <= 12; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) { print "bench: FAIL: column " i " is not a number: \"" $i "\""; exit 1 }
+      if ($10 != 0) { print "bench: FAIL: " $10 " bad packets"; exit 1 }
+      if ($2 <= 0 || $12 <= 0 || $11 > $12) { print "bench: FAIL: no throughput or bad utilisation: " $0; exit 1 }
+    }' "$csv" >&2
+}
+
+: >"$out/figures.txt"
+status=0
+IFS=, read -r -a leg_list <<<"$legs"
+for leg in "${leg_list[@]}"; do
+  case "$leg" in
+    echo|reflector|linux|host) ;;
+    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, reflector, linux, host)" >&2; exit 2 ;;
+  esac
+  note "$leg: starting"
+  if ! "leg_$leg"; then
+    note "$leg: FAILED"
+    status=1
+    continue
+  fi
+  [[ $smoke -eq 1 ]] || plot "$leg"
+done
+
+if [[ $smoke -eq 1 ]]; then
+  cat "$out/echo.csv"
+  cat "$out/echo.stats" 2>/dev/null || true
+  [[ $status -eq 0 ]] || exit 1
+  check_smoke_csv "$out/echo.csv" || exit 1
+  grep -q 'busy_instructions_per_packet=' "$out/echo.stats" || { note "FAIL: no instret figure in echo.stats"; exit 1; }
+  note "smoke: PASS"
+  exit 0
+fi
+
+{
+  echo "# bench/echo summary $(date -u +%Y-%m-%dT%H:%MZ), rates $rates, $samples samples"
+  for leg in "${leg_list[@]}"; do
+    [[ -f "$out/$leg.csv" ]] || continue
+    echo "$leg peak_receive_bps=$(peak "$out/$leg.csv")"
+  done
+  cat "$out/figures.txt"
+  for leg in "${leg_list[@]}"; do
+    [[ ! -f "$out/$leg.stats" ]] || sed "s/^/$leg sweep /" "$out/$leg.stats"
+    [[ ! -f "$out/$leg.cost.stats" ]] || sed "s/^/$leg icount /" "$out/$leg.cost.stats"
+  done
+  if [[ -f "$out/echo.csv" && -f "$out/reflector.csv" ]]; then
+    awk -v e="$(peak "$out/echo.csv")" -v r="$(peak "$out/reflector.csv")" \
+      'BEGIN { if (r > 0) printf "ratio echo/reflector peak throughput = %.3f\n", e / r }'
+  fi
+  if [[ -f "$out/host.csv" && -f "$out/linux.csv" ]]; then
+    awk -v h="$(peak "$out/host.csv")" -v l="$(peak "$out/linux.csv")" \
+      'BEGIN { if (l > 0) printf "ratio host/linux peak throughput = %.3f\n", h / l }'
+  fi
+} >"$out/summary.txt"
+cat "$out/summary.txt"
+note "CSV, plots and summary in $out"
+exit $status

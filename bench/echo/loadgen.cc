@@ -1,0 +1,738 @@
+// loadgen: the echo benchmark's load generator (../shared/docs/BENCHMARK.md,
+// issue 6). For each requested rate: paced packets carrying a sequence
+// number and a send timestamp, a warm-up and a cool-down not recorded, a
+// fixed number of recorded samples in between, the ipbench utilisation
+// service started and stopped around exactly those samples, then one CSV
+// row. `loadgen --help` for the flags.
+//
+// Single-threaded: one loop sends what the schedule says is due, reads what
+// has arrived, and sleeps (ppoll) only when the next packet is far enough
+// away; a generator that falls behind sends late, never in a burst to catch
+// up beyond 256 packets, and Send_Throughput reports what it really sent.
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/echo/csv.h"
+#include "bench/echo/ipbench_reply.h"
+#include "bench/echo/options.h"
+#include "bench/echo/pacing.h"
+#include "bench/echo/payload.h"
+#include "bench/echo/rtt_stats.h"
+#include "bench/echo/stats_line.h"
+
+namespace starling::bench {
+namespace {
+
+constexpr std::size_t kMaxBurst = 64;
+constexpr std::uint64_t kMaxLag = 64;
+constexpr int kSocketBufferBytes = 8 << 20;
+constexpr std::uint16_t kStatsEtherType = 0x88B5;  // apps/reflector
+constexpr std::string_view kStatsQuery = "STARLING-STATS";
+constexpr std::uint16_t kRawSourcePort = 40000;
+
+std::uint64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
+}
+
+std::uint64_t real_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + ts.tv_nsec;
+}
+
+// Waits for fd to be readable for at most timeout_ns.
+void wait_readable(int fd, std::uint64_t timeout_ns) {
+  pollfd p{fd, POLLIN, 0};
+  timespec ts{static_cast<time_t>(timeout_ns / 1'000'000'000u),
+              static_cast<long>(timeout_ns % 1'000'000'000u)};
+  (void)ppoll(&p, 1, &ts, nullptr);
+}
+
+void grow_buffers(int fd) {
+  // As root the Force variants pass the sysctl limits; otherwise best effort.
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &kSocketBufferBytes, sizeof(int)) != 0) {
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &kSocketBufferBytes, sizeof(int));
+  }
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &kSocketBufferBytes, sizeof(int)) != 0) {
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kSocketBufferBytes, sizeof(int));
+  }
+}
+
+sockaddr_in ipv4(const std::string& address, std::uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+  return a;
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// How payloads reach the server and come back.
+class Link {
+ public:
+  virtual ~Link() = default;
+  // False if the socket cannot take it now (try again later).
+  virtual bool send(std::span<const std::byte> payload) = 0;
+  // The next received payload (a view into the transport's buffer), or an
+  // empty optional when nothing is waiting. Never blocks.
+  virtual std::optional<std::span<const std::byte>> receive() = 0;
+  virtual int fd() const = 0;
+};
+
+class UdpTransport final : public Link {
+ public:
+  static std::unique_ptr<UdpTransport> open(const Options& o) {
+    auto t = std::unique_ptr<UdpTransport>(
+        new UdpTransport(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0)));
+    if (t->fd_.get() < 0) return nullptr;
+    grow_buffers(t->fd_.get());
+    const sockaddr_in to = ipv4(o.target, o.port);
+    if (connect(t->fd_.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0)
+      return nullptr;
+    return t;
+  }
+  bool send(std::span<const std::byte> payload) override {
+    return ::send(fd_.get(), payload.data(), payload.size(), 0) ==
+           static_cast<ssize_t>(payload.size());
+  }
+  std::optional<std::span<const std::byte>> receive() override {
+    // ECONNREFUSED (an ICMP port unreachable) and friends: nothing to read.
+    const ssize_t n = recv(fd_.get(), buffer_, sizeof buffer_, MSG_DONTWAIT);
+    if (n < 0) return std::nullopt;
+    return std::span<const std::byte>(buffer_, static_cast<std::size_t>(n));
+  }
+  int fd() const override { return fd_.get(); }
+
+ private:
+  explicit UdpTransport(int fd) : fd_(fd) {}
+  Fd fd_;
+  std::byte buffer_[65536];
+};
+
+// One TCP connection; payloads are fixed-size records in the byte stream.
+class TcpTransport final : public Link {
+ public:
+  static std::unique_ptr<TcpTransport> open(const Options& o) {
+    auto t =
+        std::unique_ptr<TcpTransport>(new TcpTransport(socket(AF_INET, SOCK_STREAM, 0), o.size));
+    if (t->fd_.get() < 0) return nullptr;
+    grow_buffers(t->fd_.get());
+    const int one = 1;
+    (void)setsockopt(t->fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const sockaddr_in to = ipv4(o.target, o.port);
+    if (connect(t->fd_.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0)
+      return nullptr;
+    fcntl(t->fd_.get(), F_SETFL, fcntl(t->fd_.get(), F_GETFL) | O_NONBLOCK);
+    return t;
+  }
+  bool send(std::span<const std::byte> payload) override {
+    flush();
+    if (!pending_.empty()) return false;
+    pending_.assign(payload.begin(), payload.end());
+    flush();
+    return true;
+  }
+  std::optional<std::span<const std::byte>> receive() override {
+    flush();
+    if (consumed_ != 0) {
+      stream_.erase(stream_.begin(), stream_.begin() + static_cast<long>(consumed_));
+      consumed_ = 0;
+    }
+    if (stream_.size() < record_) {
+      std::byte chunk[65536];
+      const ssize_t n = recv(fd_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
+      if (n > 0) stream_.insert(stream_.end(), chunk, chunk + n);
+    }
+    if (stream_.size() < record_) return std::nullopt;
+    consumed_ = record_;
+    return std::span<const std::byte>(stream_.data(), record_);
+  }
+  int fd() const override { return fd_.get(); }
+
+ private:
+  TcpTransport(int fd, std::size_t record) : fd_(fd), record_(record) {}
+  void flush() {
+    while (!pending_.empty()) {
+      const ssize_t n =
+          ::send(fd_.get(), pending_.data(), pending_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n <= 0) return;
+      pending_.erase(pending_.begin(), pending_.begin() + n);
+    }
+  }
+  Fd fd_;
+  std::size_t record_;
+  std::vector<std::byte> pending_;
+  std::vector<std::byte> stream_;
+  std::size_t consumed_ = 0;
+};
+
+bool parse_mac(const std::string& text, std::uint8_t out[6]) {
+  unsigned v[6];
+  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) !=
+      6) {
+    return false;
+  }
+  for (int i = 0; i < 6; ++i) out[i] = static_cast<std::uint8_t>(v[i]);
+  return true;
+}
+
+std::uint16_t ip_checksum(const std::uint8_t* header, std::size_t n) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i + 1 < n; i += 2) sum += (header[i] << 8) | header[i + 1];
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  return static_cast<std::uint16_t>(~sum);
+}
+
+// Ethernet frames on an interface (AF_PACKET), for the layer-2 reflector:
+// it swaps MACs only, so its replies are IPv4/UDP to the guest's own address
+// that no socket of ours would ever see.
+class RawTransport final : public Link {
+ public:
+  static std::unique_ptr<RawTransport> open(const Options& o, std::uint16_t ether_type) {
+    auto t = std::unique_ptr<RawTransport>(
+        new RawTransport(socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ether_type)), o));
+    if (t->fd_.get() < 0) return nullptr;
+    grow_buffers(t->fd_.get());
+    ifreq ifr{};
+    std::snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", o.iface.c_str());
+    if (ioctl(t->fd_.get(), SIOCGIFINDEX, &ifr) != 0) return nullptr;
+    t->ifindex_ = ifr.ifr_ifindex;
+    if (ioctl(t->fd_.get(), SIOCGIFHWADDR, &ifr) != 0) return nullptr;
+    std::memcpy(t->src_mac_, ifr.ifr_hwaddr.sa_data, 6);
+    if (!parse_mac(o.dst_mac, t->dst_mac_)) return nullptr;
+    sockaddr_ll bind_to{};
+    bind_to.sll_family = AF_PACKET;
+    bind_to.sll_protocol = htons(ether_type);
+    bind_to.sll_ifindex = t->ifindex_;
+    if (bind(t->fd_.get(), reinterpret_cast<const sockaddr*>(&bind_to), sizeof bind_to) != 0)
+      return nullptr;
+    t->ether_type_ = ether_type;
+    return t;
+  }
+
+  bool send(std::span<const std::byte> payload) override {
+    std::uint8_t* f = frame_;
+    std::memcpy(f, dst_mac_, 6);
+    std::memcpy(f + 6, src_mac_, 6);
+    f[12] = static_cast<std::uint8_t>(ether_type_ >> 8);
+    f[13] = static_cast<std::uint8_t>(ether_type_);
+    std::size_t n = 14;
+    if (ether_type_ == ETH_P_IP) {
+      std::uint8_t* ip = f + 14;
+      const std::size_t ip_len = 20 + 8 + payload.size();
+      std::memset(ip, 0, 28);
+      ip[0] = 0x45;
+      ip[2] = static_cast<std::uint8_t>(ip_len >> 8);
+      ip[3] = static_cast<std::uint8_t>(ip_len);
+      ip[6] = 0x40;  // don't fragment
+      ip[8] = 64;
+      ip[9] = IPPROTO_UDP;
+      std::memcpy(ip + 12, &src_ip_, 4);
+      std::memcpy(ip + 16, &dst_ip_, 4);
+      const std::uint16_t sum = ip_checksum(ip, 20);
+      ip[10] = static_cast<std::uint8_t>(sum >> 8);
+      ip[11] = static_cast<std::uint8_t>(sum);
+      std::uint8_t* udp = ip + 20;
+      udp[0] = kRawSourcePort >> 8;
+      udp[1] = kRawSourcePort & 0xFF;
+      udp[2] = static_cast<std::uint8_t>(port_ >> 8);
+      udp[3] = static_cast<std::uint8_t>(port_);
+      udp[4] = static_cast<std::uint8_t>((8 + payload.size()) >> 8);
+      udp[5] = static_cast<std::uint8_t>(8 + payload.size());
+      // udp[6..7] = 0: no UDP checksum (allowed over IPv4).
+      n += 28;
+    }
+    std::memcpy(f + n, payload.data(), payload.size());
+    n += payload.size();
+    if (n < 60) {
+      std::memset(f + n, 0, 60 - n);
+      n = 60;
+    }
+    sockaddr_ll to{};
+    to.sll_family = AF_PACKET;
+    to.sll_ifindex = ifindex_;
+    to.sll_halen = 6;
+    std::memcpy(to.sll_addr, dst_mac_, 6);
+    return sendto(fd_.get(), f, n, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to) ==
+           static_cast<ssize_t>(n);
+  }
+
+  std::optional<std::span<const std::byte>> receive() override {
+    for (;;) {
+      sockaddr_ll from{};
+      socklen_t len = sizeof from;
+      const ssize_t n = recvfrom(fd_.get(), frame_, sizeof frame_, MSG_DONTWAIT,
+                                 reinterpret_cast<sockaddr*>(&from), &len);
+      if (n < 0) return std::nullopt;
+      if (from.sll_pkttype == PACKET_OUTGOING || n < 14) continue;  // our own frames
+      const std::uint8_t* f = frame_;
+      if (ether_type_ != ETH_P_IP) {
+        return std::span<const std::byte>(reinterpret_cast<const std::byte*>(f + 14), n - 14);
+      }
+      if (n < 14 + 28) continue;
+      const std::uint8_t* ip = f + 14;
+      const std::size_t ihl = (ip[0] & 0x0F) * 4u;
+      if ((ip[0] >> 4) != 4 || ip[9] != IPPROTO_UDP || 14 + ihl + 8 > static_cast<std::size_t>(n))
+        continue;
+      const std::uint8_t* udp = ip + ihl;
+      // Only our flow comes back from a reflector: source and port unchanged.
+      const std::uint16_t sport = (udp[0] << 8) | udp[1];
+      const std::uint16_t dport = (udp[2] << 8) | udp[3];
+      if (sport != kRawSourcePort || dport != port_) continue;
+      const std::size_t udp_len = (udp[4] << 8) | udp[5];
+      if (udp_len < 8 || 14 + ihl + udp_len > static_cast<std::size_t>(n)) {
+        static const std::byte kEmpty[1] = {};
+        return std::span<const std::byte>(kEmpty, 0);  // cut short: corrupted
+      }
+      return std::span<const std::byte>(reinterpret_cast<const std::byte*>(udp + 8), udp_len - 8);
+    }
+  }
+  int fd() const override { return fd_.get(); }
+
+ private:
+  RawTransport(int fd, const Options& o) : fd_(fd), port_(o.port) {
+    inet_pton(AF_INET, o.src_ip.c_str(), &src_ip_);
+    inet_pton(AF_INET, o.target.c_str(), &dst_ip_);
+  }
+  Fd fd_;
+  int ifindex_ = 0;
+  std::uint16_t ether_type_ = ETH_P_IP;
+  std::uint16_t port_;
+  std::uint8_t src_mac_[6]{};
+  std::uint8_t dst_mac_[6]{};
+  std::uint32_t src_ip_ = 0;
+  std::uint32_t dst_ip_ = 0;
+  std::uint8_t frame_[65536];
+};
+
+std::unique_ptr<Link> open_transport(const Options& o) {
+  switch (o.transport) {
+    case Transport::kUdp:
+      return UdpTransport::open(o);
+    case Transport::kTcp:
+      return TcpTransport::open(o);
+    case Transport::kRaw:
+      return RawTransport::open(o, ETH_P_IP);
+  }
+  return nullptr;
+}
+
+// STARLING-STATS from the guest: UDP to the echo port, or a raw frame of
+// type 0x88B5 to the reflector. Three tries, 300 ms each.
+std::optional<StatsLine> query_stats(const Options& o) {
+  std::unique_ptr<Link> t;
+  if (o.transport == Transport::kRaw) {
+    t = RawTransport::open(o, kStatsEtherType);
+  } else {
+    Options udp = o;
+    udp.port = 1235;  // the echo app answers stats on its UDP port only
+    t = UdpTransport::open(udp);
+  }
+  if (!t) return std::nullopt;
+  const auto query = std::as_bytes(std::span(kStatsQuery.data(), kStatsQuery.size()));
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (!t->send(query)) continue;
+    const std::uint64_t deadline = mono_ns() + 300'000'000u;
+    while (mono_ns() < deadline) {
+      wait_readable(t->fd(), 10'000'000u);
+      while (auto reply = t->receive()) {
+        const std::string_view text(reinterpret_cast<const char*>(reply->data()), reply->size());
+        // A raw reply is padded to 60 bytes: cut at the line's end.
+        const auto end = text.find('\n');
+        if (auto line = parse_stats_line(text.substr(0, end))) return line;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The ipbench utilisation client, blocking with short timeouts.
+class UtilisationClient {
+ public:
+  static std::unique_ptr<UtilisationClient> connect_to(const Options& o) {
+    auto c =
+        std::unique_ptr<UtilisationClient>(new UtilisationClient(socket(AF_INET, SOCK_STREAM, 0)));
+    if (c->fd_.get() < 0) return nullptr;
+    const timeval tv{3, 0};
+    setsockopt(c->fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(c->fd_.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    const int one = 1;
+    (void)setsockopt(c->fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    const sockaddr_in to = ipv4(o.target, o.util_port);
+    if (connect(c->fd_.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0)
+      return nullptr;
+    if (!c->expect("100")) return nullptr;
+    if (!c->command("HELLO\n") || !c->expect("200")) return nullptr;
+    if (!c->command("LOAD cpu_target_lukem\n") || !c->expect("200")) return nullptr;
+    if (!c->command("SETUP args::\"\"\n") || !c->expect("200")) return nullptr;
+    return c;
+  }
+  bool start() { return command("START\n"); }
+  bool stop() { return command("STOP\n"); }
+  // The STOP answer, read up to the server's close.
+  std::optional<Utilisation> result() {
+    std::string all = buffered_;
+    char chunk[512];
+    for (;;) {
+      const ssize_t n = recv(fd_.get(), chunk, sizeof chunk, 0);
+      if (n <= 0) break;
+      all.append(chunk, static_cast<std::size_t>(n));
+    }
+    return parse_stop_reply(all);
+  }
+
+ private:
+  explicit UtilisationClient(int fd) : fd_(fd) {}
+  bool command(std::string_view text) {
+    return ::send(fd_.get(), text.data(), text.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(text.size());
+  }
+  // One line whose code is `code`.
+  bool expect(std::string_view code) {
+    for (;;) {
+      const auto nl = buffered_.find('\n');
+      if (nl != std::string::npos) {
+        const std::string line = buffered_.substr(0, nl);
+        buffered_.erase(0, nl + 1);
+        return reply_has_code(line, code);
+      }
+      char chunk[256];
+      const ssize_t n = recv(fd_.get(), chunk, sizeof chunk, 0);
+      if (n <= 0) return false;
+      buffered_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  Fd fd_;
+  std::string buffered_;
+};
+
+// Instructions per echoed packet and the high-water marks, from the stats
+// lines around one rate.
+void report_stats(const Options& o, double rate, const StatsLine& before, const StatsLine& after) {
+  std::string out = "rate_bps=" + std::to_string(static_cast<std::uint64_t>(rate));
+  auto packets = stats_delta(before, after, "udp_echoed");
+  const char* what = "udp_echoed";
+  if (!packets) {
+    packets = stats_delta(before, after, "reflected");
+    what = "reflected";
+  }
+  const auto instret = stats_delta(before, after, "instret");
+  const auto cycles = stats_delta(before, after, "cycles");
+  const auto uptime = stats_delta(before, after, "uptime_ns");
+  char buffer[256];
+  if (packets) {
+    std::snprintf(buffer, sizeof buffer, " packets=%" PRIu64 " (%s)", *packets, what);
+    out += buffer;
+  }
+  if (packets && *packets > 0 && instret) {
+    std::snprintf(buffer, sizeof buffer, " instret_delta=%" PRIu64 " instret_per_packet=%.1f",
+                  *instret, static_cast<double>(*instret) / static_cast<double>(*packets));
+    out += buffer;
+  }
+  if (packets && *packets > 0 && cycles) {
+    std::snprintf(buffer, sizeof buffer, " cycles_per_packet=%.1f",
+                  static_cast<double>(*cycles) / static_cast<double>(*packets));
+    out += buffer;
+  }
+  // Under QEMU -icount shift=0, instret is virtual time and counts the
+  // nanoseconds skipped while the guest waits in wfi too; the executor's idle
+  // cycles (the same clock) measure exactly those, so the difference is the
+  // instructions retired while busy.
+  const auto idle = stats_delta(before, after, "idle_cycles");
+  if (packets && *packets > 0 && instret && idle && *idle <= *instret) {
+    std::snprintf(buffer, sizeof buffer, " busy_instructions_per_packet=%.1f",
+                  static_cast<double>(*instret - *idle) / static_cast<double>(*packets));
+    out += buffer;
+  }
+  if (uptime) out += " guest_ns=" + std::to_string(*uptime);
+  for (const auto& [key, value] : after) {
+    if (key.ends_with("_max") || key.ends_with("_max_bytes") || key.ends_with("drops") ||
+        key.ends_with("dropped") || key == "rx_pool_exhausted") {
+      out += " " + key + "=" + std::to_string(value);
+    }
+  }
+  out += "\n";
+  if (o.stats_file.empty()) {
+    std::fputs(("loadgen: stats " + out).c_str(), stderr);
+    return;
+  }
+  if (FILE* f = std::fopen(o.stats_file.c_str(), "a")) {
+    std::fputs(out.c_str(), f);
+    std::fclose(f);
+  } else {
+    std::fprintf(stderr, "loadgen: cannot write --stats-file %s: %s\n", o.stats_file.c_str(),
+                 std::strerror(errno));
+  }
+}
+
+struct RateResult {
+  CsvRow row;
+  std::uint64_t replies = 0;  // any reply of this run at all
+  bool util_missing = false;
+  std::uint64_t rebased = 0;  // times the generator fell behind its schedule
+};
+
+RateResult run_rate(const Options& o, Link& transport, double rate, std::uint32_t run_id) {
+  RateResult result;
+  const std::uint64_t total = o.warmup + o.samples + o.cooldown;
+  const std::uint64_t rec_begin = o.warmup;
+  const std::uint64_t rec_end = o.warmup + o.samples;
+  ReplyTracker tracker(total, rec_begin, o.samples);
+  std::vector<std::uint64_t> rtts;
+  rtts.reserve(o.samples);
+  std::vector<std::byte> payload(o.size);
+
+  std::unique_ptr<UtilisationClient> util;
+  if (o.util_port != 0) {
+    util = UtilisationClient::connect_to(o);
+    if (!util) result.util_missing = true;
+  }
+  std::optional<StatsLine> before;
+  if (o.stats) {
+    before = query_stats(o);
+    if (!before) std::fprintf(stderr, "loadgen: no STARLING-STATS answer before the run\n");
+  }
+
+  std::uint64_t on_time_recorded = 0;
+  auto drain = [&](bool late) {
+    while (auto data = transport.receive()) {
+      const std::uint64_t now = mono_ns();
+      const Reply r = classify_reply(*data, run_id, o.size);
+      switch (r.kind) {
+        case ReplyKind::kOk:
+          ++result.replies;
+          if (tracker.on_reply(r.seq, late) == ReplyTracker::Outcome::kFirst && !late &&
+              tracker.recorded(r.seq)) {
+            ++on_time_recorded;
+            rtts.push_back(now - r.send_ns);
+          }
+          break;
+        case ReplyKind::kCorrupted:
+          ++result.replies;
+          tracker.on_corrupted(r.seq, true);
+          break;
+        case ReplyKind::kOtherRun:
+          break;  // a straggler of the previous rate: that run is over
+        case ReplyKind::kForeign:
+          tracker.on_corrupted(0, false);
+          break;
+      }
+    }
+  };
+
+  const std::uint64_t start = mono_ns() + 1'000'000u;
+  const std::uint64_t deadline = start + static_cast<std::uint64_t>(o.max_seconds * 1e9);
+  // A generator that falls more than kMaxLag packets behind starts a new
+  // schedule from where it is instead of bursting to catch up: the rate it
+  // reports is then lower than requested, never higher.
+  PacingSchedule schedule(start, rate, o.size);
+  std::uint64_t base = 0;  // the packet the schedule's index 0 stands for
+  std::uint64_t next = 0;
+  std::uint64_t t_rec_begin = 0;
+  std::uint64_t t_rec_end = 0;
+  bool util_ok = util != nullptr;
+  while (next < total) {
+    std::uint64_t now = mono_ns();
+    if (now >= deadline) break;
+    std::uint64_t due = std::min(base + schedule.due_count(now), total);
+    if (due > next + kMaxLag) {
+      ++result.rebased;
+      schedule = PacingSchedule(now, rate, o.size);
+      base = next;
+      due = std::min(next + 1, total);
+    }
+    for (std::size_t burst = 0; next < due && burst < kMaxBurst; ++burst) {
+      if (next == rec_begin && t_rec_begin == 0) {
+        if (util_ok) util_ok = util->start();
+        t_rec_begin = mono_ns();
+      }
+      if (next == rec_end && t_rec_end == 0) {
+        t_rec_end = mono_ns();
+        if (util_ok) util_ok = util->stop();
+      }
+      encode_payload(payload, run_id, next, mono_ns());
+      if (!transport.send(payload)) break;  // full: the schedule slips, honestly
+      ++next;
+    }
+    drain(false);
+    if (next < total) {
+      now = mono_ns();
+      const std::uint64_t due_at = schedule.due_ns(next - base);
+      // ppoll's wake-up is tens of µs late: sleep only for longer gaps, spin the rest.
+      if (due_at > now + 200'000u) wait_readable(transport.fd(), due_at - now - 100'000u);
+    }
+  }
+  const std::uint64_t sent_end = mono_ns();
+  if (t_rec_begin == 0) t_rec_begin = sent_end;
+  if (t_rec_end == 0) {
+    t_rec_end = sent_end;
+    if (util_ok) util_ok = util->stop();
+  }
+  // Replies still in flight, then a second window whose replies are late.
+  for (int phase = 0; phase < 2; ++phase) {
+    const std::uint64_t until = mono_ns() + o.drain_ms * 1'000'000u;
+    for (std::uint64_t now = mono_ns(); now < until; now = mono_ns()) {
+      wait_readable(transport.fd(), std::min<std::uint64_t>(until - now, 5'000'000u));
+      drain(phase == 1);
+    }
+  }
+  if (util_ok) {
+    result.row.utilisation = util->result();
+    if (!result.row.utilisation) result.util_missing = true;
+  } else if (util) {
+    result.util_missing = true;
+  }
+  if (o.stats && before) {
+    if (auto after = query_stats(o)) {
+      report_stats(o, rate, *before, *after);
+    } else {
+      std::fprintf(stderr, "loadgen: no STARLING-STATS answer after the run\n");
+    }
+  }
+
+  const std::uint64_t sent_recorded = std::min(next, rec_end) - std::min(next, rec_begin);
+  const double seconds = std::max<double>(t_rec_end - t_rec_begin, 1) / 1e9;
+  const double bits = o.size * 8.0;
+  result.row.requested_bps = rate;
+  result.row.send_bps = sent_recorded * bits / seconds;
+  result.row.receive_bps = on_time_recorded * bits / seconds;
+  result.row.packet_size = o.size;
+  result.row.rtt = compute_rtt_stats(rtts);
+  const BadCounts bad = tracker.bad(next);
+  result.row.bad_packets = bad.total();
+  if (next < total) {
+    std::fprintf(stderr,
+                 "loadgen: rate %.0f: only %" PRIu64 " of %" PRIu64
+                 " packets sent within --max-seconds\n",
+                 rate, next, total);
+  }
+  std::fprintf(stderr,
+               "loadgen: rate %.0f: sent %" PRIu64 " recorded %" PRIu64 " answered %" PRIu64
+               " missing %" PRIu64 " late %" PRIu64 " duplicated %" PRIu64 " corrupted %" PRIu64
+               " fell_behind %" PRIu64 "\n",
+               rate, next, sent_recorded, on_time_recorded, bad.missing, bad.late, bad.duplicated,
+               bad.corrupted, result.rebased);
+  return result;
+}
+
+// Boot to first echo: a probe every millisecond until one comes back.
+int probe(const Options& o) {
+  auto transport = open_transport(o);
+  if (!transport) {
+    std::fprintf(stderr, "loadgen: cannot open the %s transport: %s\n",
+                 o.transport == Transport::kRaw ? "raw" : "udp", std::strerror(errno));
+    return 1;
+  }
+  std::vector<std::byte> payload(o.size);
+  const std::uint32_t run_id = 0xFFFF'FFFFu;
+  const std::uint64_t deadline = mono_ns() + static_cast<std::uint64_t>(o.probe_timeout_s * 1e9);
+  for (std::uint64_t seq = 0; mono_ns() < deadline; ++seq) {
+    encode_payload(payload, run_id, seq, mono_ns());
+    (void)transport->send(payload);
+    wait_readable(transport->fd(), 1'000'000u);
+    while (auto data = transport->receive()) {
+      if (classify_reply(*data, run_id, o.size).kind == ReplyKind::kOk) {
+        const double ms =
+            (static_cast<double>(real_ns()) - static_cast<double>(o.since_realtime_ns)) / 1e6;
+        std::printf("first_echo_ms=%.1f\n", ms);
+        return 0;
+      }
+    }
+  }
+  std::fprintf(stderr, "loadgen: no echo within --probe-timeout %.0f s\n", o.probe_timeout_s);
+  return 1;
+}
+
+int main_with(const Options& o) {
+  if (o.probe) return probe(o);
+  for (double rate : o.rates_bps) {
+    const double seconds = (o.warmup + o.samples + o.cooldown) * o.size * 8.0 / rate;
+    if (seconds > o.max_seconds) {
+      std::fprintf(stderr,
+                   "loadgen: --rates: %.0f bit/s needs %.1f s for %" PRIu64
+                   " packets, more than --max-seconds %.1f (raise the rate or lower --samples)\n",
+                   rate, seconds, o.warmup + o.samples + o.cooldown, o.max_seconds);
+      return 2;
+    }
+  }
+  auto transport = open_transport(o);
+  if (!transport) {
+    std::fprintf(stderr, "loadgen: cannot reach %s port %u: %s\n", o.target.c_str(), o.port,
+                 std::strerror(errno));
+    return 1;
+  }
+  if (o.header) std::printf("%.*s\n", static_cast<int>(kCsvHeader.size()), kCsvHeader.data());
+  std::fflush(stdout);
+  int status = 0;
+  const std::uint32_t base = static_cast<std::uint32_t>(getpid()) << 8;
+  for (std::size_t i = 0; i < o.rates_bps.size(); ++i) {
+    const RateResult r =
+        run_rate(o, *transport, o.rates_bps[i], base + static_cast<std::uint32_t>(i));
+    std::printf("%s\n", format_csv_row(r.row).c_str());
+    std::fflush(stdout);
+    if (r.util_missing) {
+      std::fprintf(stderr, "loadgen: no utilisation figures from %s:%u\n", o.target.c_str(),
+                   o.util_port);
+      if (o.require_util) status = 1;
+    }
+    if (r.replies == 0) {
+      std::fprintf(stderr, "loadgen: no reply at all at %.0f bit/s\n", o.rates_bps[i]);
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+}  // namespace starling::bench
+
+int main(int argc, char** argv) {
+  std::vector<std::string_view> args(argv + 1, argv + argc);
+  const auto parsed = starling::bench::parse_options(args);
+  if (!parsed.options) {
+    std::fprintf(stderr, "loadgen: %s\n", parsed.error.c_str());
+    return 2;
+  }
+  if (parsed.options->help) {
+    std::fputs(starling::bench::kUsage, stdout);
+    return 0;
+  }
+  return starling::bench::main_with(*parsed.options);
+}
