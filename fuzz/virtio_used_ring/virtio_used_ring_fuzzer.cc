@@ -1,0 +1,208 @@
+// Fuzzes what a virtio-net device writes back into the driver
+// (drivers/virtio/net.cc): used-ring entries with any id and any length,
+// entries for buffers the device never took or already returned, frames of
+// any size, TX completions out of order, interleaved with the driver's own
+// receive/release/transmit calls. The device is the host model
+// (fake_net_device.h) over page-aligned host memory; a fresh device and
+// driver per input.
+//
+// Input: a stream of operations, one byte each plus its operands (missing
+// operand bytes read as 0). Checks, besides ASan/UBSan: every received
+// frame lies inside one of the driver's DMA buffers and fits it, a handle
+// from receive() releases once and only once, and the counters add up.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include "drivers/irq/irq.h"
+#include "drivers/irq/plic.h"
+#include "drivers/virtio/fake_net_device.h"
+#include "drivers/virtio/net.h"
+#include "kernel/async/executor.h"
+#include "kernel/async/frame_allocator.h"
+#include "kernel/mem/page_allocator.h"
+
+namespace {
+
+using namespace starling;  // NOLINT(google-build-using-namespace): a harness
+
+constexpr std::uint32_t kIrq = 8;
+constexpr std::uint32_t kContext = 1;
+constexpr std::size_t kPagesBytes = std::size_t{4} << 20;
+
+void check(bool condition, const char* what) {
+  if (!condition) {
+    std::fprintf(stderr, "virtio_used_ring invariant broken: %s\n", what);
+    std::abort();
+  }
+}
+
+class Input {
+ public:
+  Input(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  bool empty() const { return size_ == 0; }
+  std::uint8_t u8() {
+    if (size_ == 0) return 0;
+    --size_;
+    return *data_++;
+  }
+  std::uint16_t u16() { return static_cast<std::uint16_t>(u8() | u8() << 8); }
+  std::uint32_t u32() { return u16() | static_cast<std::uint32_t>(u16()) << 16; }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+};
+
+// Memory, PLIC and executor outlive the inputs: "physical" memory in the low
+// 2 GiB (legacy QueuePFN holds 32 bits of page number).
+struct World {
+  World() : arena(1u << 20), frames(arena), use_frames(frames) {
+    void* low = mmap(nullptr, kPagesBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    check(low != MAP_FAILED, "mmap");
+    memory = static_cast<std::byte*>(low);
+    plic.init();
+    irq::init(plic);
+  }
+  std::vector<std::byte> arena;
+  async::FrameAllocator frames;
+  async::ScopedFrameAllocator use_frames;
+  async::Executor executor;
+  std::byte* memory = nullptr;
+  std::vector<std::uint32_t> plic_words = std::vector<std::uint32_t>(0x202000 / 4, 0);
+  Plic plic{{reinterpret_cast<std::uintptr_t>(plic_words.data()), kContext, 95}};
+};
+
+std::vector<std::byte> pattern(std::size_t length, std::uint8_t seed) {
+  std::vector<std::byte> out(length);
+  for (std::size_t i = 0; i < length; ++i) out[i] = std::byte(static_cast<std::uint8_t>(seed + i));
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static World* world = new World();
+  Input in(data, size);
+
+  mem::PageAllocator pages;
+  const mem::PhysRange range{mem::to_phys(world->memory),
+                             mem::to_phys(world->memory) + kPagesBytes};
+  check(pages.init({&range, 1}).ok(), "page allocator");
+  virtio::testing::FakeNetDevice device;
+  device.version = (in.u8() & 1) != 0 ? virtio::kVersionLegacy : virtio::kVersionModern;
+  virtio::Net net;
+  if (!net.init({.base = 0x1000'8000, .irq = kIrq, .model = &device}, pages).ok()) {
+    irq::detach(kIrq);
+    return 0;
+  }
+  const std::byte* low = world->memory;
+  const std::byte* high = world->memory + kPagesBytes;
+
+  std::vector<hal::RxHandle> held;
+  std::vector<std::byte> scratch;
+  while (!in.empty()) {
+    auto& rx = *device.queue(0);
+    auto& tx = *device.queue(1);
+    switch (in.u8() % 10) {
+      case 0: {  // a frame from the wire, any length the device might claim
+        const std::size_t length = in.u16() % 2100;
+        // One spare byte: an empty frame still has a non-null data() (the
+        // model memcpy()s it, and memcpy's source must not be null).
+        scratch = pattern(length + 1, in.u8());
+        (void)device.deliver(std::span(scratch).first(length));
+        break;
+      }
+      case 1:  // the device takes an RX buffer and keeps it
+        if (rx.pending() != 0) (void)rx.take_avail();
+        break;
+      case 2: {  // a used entry as the device pleases: any id, any length
+        const std::uint32_t id = in.u16();
+        rx.complete(id, in.u32());
+        break;
+      }
+      case 3: {  // the stack polls; keeps some buffers, releases others
+        hal::RxFrame batch[8];
+        const std::uint8_t keep = in.u8();
+        const std::size_t n = net.receive(batch);
+        check(n <= 8, "batch size");
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto frame = batch[i].data;
+          check(std::find(held.begin(), held.end(), batch[i].handle) == held.end(),
+                "a buffer the stack holds handed out again");
+          check(frame.data() >= low && frame.data() + frame.size() <= high, "frame in DMA memory");
+          check(frame.size() <= virtio::Net::kBufferBytes, "frame fits its buffer");
+          if (!frame.empty()) {
+            // Reading every byte: ASan checks it is memory we own.
+            volatile std::byte sink = frame[frame.size() - 1];
+            (void)sink;
+          }
+          if ((keep >> i) & 1) {
+            held.push_back(batch[i].handle);
+          } else {
+            check(net.release(batch[i].handle).ok(), "release of a received buffer");
+            check(!net.release(batch[i].handle).ok(), "second release refused");
+          }
+        }
+        break;
+      }
+      case 4:  // the stack returns a held buffer, or a handle it never had
+        if (!held.empty() && (in.u8() & 1) != 0) {
+          check(net.release(held.back()).ok(), "release of a held buffer");
+          held.pop_back();
+        } else {
+          // A handle the stack does not hold must be refused; one it holds
+          // is simply a release.
+          const auto handle = static_cast<hal::RxHandle>(in.u16());
+          const auto at = std::find(held.begin(), held.end(), handle);
+          if (at == held.end()) {
+            check(!net.release(handle).ok(), "release of a handle the stack does not hold");
+          } else {
+            check(net.release(handle).ok(), "release of a held handle");
+            held.erase(at);
+          }
+        }
+        break;
+      case 5: {  // transmit: any length, including empty and oversized
+        scratch = pattern(in.u16() % 2200, in.u8());
+        const std::span<const std::byte> frames[] = {scratch};
+        (void)net.transmit(frames);
+        break;
+      }
+      case 6:  // the device sends what is queued
+        device.consume_tx();
+        break;
+      case 7: {  // a TX used entry as the device pleases
+        const std::uint32_t id = in.u16();
+        tx.complete(id, in.u32());
+        break;
+      }
+      case 8:  // the device takes a TX buffer without completing it
+        if (tx.pending() != 0) (void)tx.take_avail();
+        break;
+      case 9: {  // gather transmit of up to four fragments
+        scratch = pattern(3000, in.u8());
+        hal::TxFragment fragments[4];
+        const std::size_t count = in.u8() % 5;
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::size_t length = in.u16() % 800;
+          fragments[i] = std::span<const std::byte>(scratch.data() + at, length);
+          at += length;
+        }
+        (void)net.transmit_gather(std::span(fragments, count));
+        break;
+      }
+    }
+  }
+  for (const hal::RxHandle handle : held) check(net.release(handle).ok(), "final release");
+  irq::detach(kIrq);
+  return 0;
+}
