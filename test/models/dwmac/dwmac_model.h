@@ -32,7 +32,10 @@ namespace starling::model {
 class DwmacModel final : public mmio::RegisterBus {
  public:
   struct Options {
-    std::uint32_t version = 0x0000'5241;  // MAC_VERSION: SNPSVER 0x52 (JH7110 reports 5.20), USERVER 0x41
+    // MAC_VERSION: SNPSVER 0x52 in 7:0 (JH7110 reports 5.20), USERVER 0x41 in
+    // 15:8 (HARDWARE.md §1 layout; LOG "User ID: 0x41, Synopsys ID: 0x52", and
+    // Linux prints User ID from 15:8). §1's "expect 0x00005241" swaps the bytes.
+    std::uint32_t version = 0x0000'4152;
     std::uint32_t fifo_size_field = 4;  // HW_FEATURE1 RX/TXFIFOSIZE: 128 << 4 = 2 KiB each (JH7110)
     unsigned reset_reads = 3;  // DMA_MODE reads that still show SWR=1 after a reset; 0 = never clears (stuck)
     unsigned mdio_busy_reads = 2;  // MDIO_ADDRESS reads that still show GB=1; 0 = never clears (stuck)
