@@ -1,0 +1,557 @@
+#include "drivers/dwmac/dwmac.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "drivers/dwmac/barrier.h"
+#include "drivers/irq/irq.h"
+#include "kernel/async/as_task.h"
+#include "kernel/async/timeout.h"
+#include "kernel/console/console.h"
+#include "platform/hal/clock.h"
+
+namespace starling::dwmac {
+namespace {
+
+using namespace reg;
+
+constexpr std::size_t kRingBytes = 4096;  // 256 descriptors of 16 bytes
+static_assert(Dwmac::kRxRingSize * sizeof(Descriptor) == kRingBytes);
+static_assert(Dwmac::kTxRingSize * sizeof(Descriptor) == kRingBytes);
+constexpr std::size_t kRxBufferPages = Dwmac::kRxBuffers * Dwmac::kBufferBytes / mem::kPageSize;
+constexpr std::size_t kTxBufferPages = Dwmac::kTxRingSize * Dwmac::kBufferBytes / mem::kPageSize;
+// RBSZ must be a multiple of the 8-byte bus width (§8 item 7) and hold a
+// 1518-byte frame + VLAN tag + FCS.
+static_assert(Dwmac::kBufferBytes % 8 == 0 && Dwmac::kBufferBytes >= 1522 + 4);
+static_assert(hal::kMaxFrameBytes <= desc::kTxBuffer1LengthMask);
+
+// Always on: the summaries and a fatal bus error. RIE/TIE come and go.
+constexpr std::uint32_t kInterruptsAlways = dma_status::kNis | dma_status::kAis |
+                                            dma_status::kFbe;
+
+constexpr std::uint64_t kFourGiB = std::uint64_t{1} << 32;
+
+// Trap context: only mark the device ready (irq:: leaves the source masked
+// until wait_for_work() has acknowledged the device).
+void on_interrupt(void* driver) { static_cast<Dwmac*>(driver)->interrupt(); }
+
+std::uint32_t low32(mem::PhysAddr address) { return static_cast<std::uint32_t>(address); }
+
+void print_hex_line(const char* text, std::uint32_t value) {
+  console::print(text);
+  console::print_hex(value);
+  console::print("\n");
+}
+
+}  // namespace
+
+Result<void> Dwmac::init(const Config& config, mem::PageAllocator& pages) {
+  regs_ = mmio::Registers(config.base, config.model);
+  irq_ = config.irq;
+  params_ = config.params;
+  mac_ = config.mac;
+  mdio_ = Mdio(regs_, params_.mdio_clock_range);
+  phy_ = Phy(&mdio_, params_.phy_address);
+
+  // The version register survives and needs no reset: refuse an unknown core
+  // before touching it.
+  snps_version_ = regs_.read(kMacVersion) & kSnpsVerMask;
+  if (snps_version_ != kSnpsVer510a && snps_version_ != kSnpsVer520) {
+    print_hex_line("dwmac: unsupported core, MAC_VERSION.SNPSVER = ", snps_version_);
+    console::print("dwmac: supported: 0x51 (EQoS 5.10a) and 0x52 (EQoS 5.20)\n");
+    return Unexpected(Error::kUnsupported);
+  }
+  if (rx_ring_ == nullptr) {
+    if (auto ok = allocate(pages); !ok.ok()) return ok;
+  }
+  if (auto ok = reset_core(); !ok.ok()) return ok;
+  read_features();
+  lay_out_fresh_rings();
+  configure();
+
+  if (auto ok = phy_.bring_up({params_.phy_rx_delay_ps, params_.phy_tx_delay_ps}); !ok.ok()) {
+    if (ok.error() == Error::kTimedOut) {
+      console::print("dwmac: MDIO or PHY reset timed out during PHY bring-up\n");
+      return ok;
+    }
+    console::print("dwmac: no PHY answers at the configured MDIO address\n");
+    return Unexpected(Error::kDeviceError);
+  }
+  const std::uint64_t deadline = hal::now_ns() + config.link_wait_ns;
+  for (;;) {
+    auto link = poll_link();
+    if (!link.ok()) {
+      console::print("dwmac: MDIO timed out while polling the link\n");
+      return Unexpected(link.error());
+    }
+    if (*link == hal::LinkState::kUp || hal::now_ns() >= deadline) break;
+  }
+  if (config.link_wait_ns != 0 && !link_.up) console::print("dwmac: no link yet\n");
+  next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
+
+  if (irq_ != 0 && !attached_) {
+    if (auto ok = irq::attach(irq_, &on_interrupt, this); !ok.ok()) {
+      return Unexpected(Error::kDeviceError);
+    }
+    attached_ = true;
+  }
+  return {};
+}
+
+Result<void> Dwmac::allocate(mem::PageAllocator& pages) {
+  auto rings = pages.allocate(2);
+  if (!rings.ok()) return Unexpected(rings.error());
+  auto rx_buffers = pages.allocate(kRxBufferPages);
+  if (!rx_buffers.ok()) return Unexpected(rx_buffers.error());
+  auto tx_buffers = pages.allocate(kTxBufferPages);
+  if (!tx_buffers.ok()) return Unexpected(tx_buffers.error());
+  if (*rings + 2 * mem::kPageSize > kFourGiB ||
+      *rx_buffers + kRxBufferPages * mem::kPageSize > kFourGiB ||
+      *tx_buffers + kTxBufferPages * mem::kPageSize > kFourGiB) {
+    console::print("dwmac: DMA memory above 4 GiB; descriptors carry 32-bit addresses\n");
+    return Unexpected(Error::kNoMemory);
+  }
+  rx_ring_phys_ = *rings;
+  tx_ring_phys_ = *rings + mem::kPageSize;
+  rx_ring_ = reinterpret_cast<Descriptor*>(mem::to_pointer(rx_ring_phys_));
+  tx_ring_ = reinterpret_cast<Descriptor*>(mem::to_pointer(tx_ring_phys_));
+  rx_buffers_phys_ = *rx_buffers;
+  tx_buffers_phys_ = *tx_buffers;
+  for (std::uint16_t i = 0; i < kRxBuffers; ++i) {
+    rx_state_[i] = BufferState::kFree;
+    rx_free_[i] = static_cast<std::uint16_t>(kRxBuffers - 1 - i);  // 0 comes out first
+  }
+  rx_free_count_ = kRxBuffers;
+  for (std::uint16_t i = 0; i < kTxRingSize; ++i) tx_slot_buffer_[i] = i;
+  return {};
+}
+
+// §5 step 2: SWR resets every MAC, MTL and DMA register; it self-clears.
+Result<void> Dwmac::reset_core() {
+  regs_.write(kDmaMode, dma_mode::kSwr);
+  const std::uint64_t deadline = hal::now_ns() + kResetTimeoutNs;
+  while ((regs_.read(kDmaMode) & dma_mode::kSwr) != 0) {
+    if (hal::now_ns() > deadline) {
+      console::print("dwmac: software reset (DMA_MODE.SWR) did not complete; "
+                     "are the GMAC clocks and the PHY RX clock running?\n");
+      return Unexpected(Error::kTimedOut);
+    }
+  }
+  return {};
+}
+
+void Dwmac::read_features() {
+  hw_feature0_ = regs_.read(kMacHwFeature0);
+  hw_feature1_ = regs_.read(kMacHwFeature1);
+  tx_checksum_ = params_.checksum_offload && (hw_feature0_ & hw_feature0::kTxCoe) != 0;
+  rx_checksum_ = params_.checksum_offload && (hw_feature0_ & hw_feature0::kRxCoe) != 0;
+}
+
+// A ring with nothing in flight: TX empty, RX posted from slot 0.
+void Dwmac::lay_out_fresh_rings() {
+  std::memset(static_cast<void*>(tx_ring_), 0, kRingBytes);
+  std::memset(static_cast<void*>(rx_ring_), 0, kRingBytes);
+  tx_head_ = tx_clean_ = 0;
+  rx_next_ = rx_fill_ = 0;
+  rx_discarding_ = false;
+}
+
+// §5 steps 4-11, after SWR, with the rings laid out in memory.
+void Dwmac::configure() {
+  // Step 4: bus and DMA mode. DCHE exists from 5.20 on.
+  regs_.write(kDmaSysbusMode, params_.sysbus_mode);
+  const bool prefetch = params_.descriptor_prefetch && snps_version_ >= kSnpsVer520;
+  regs_.write(kDmaMode, prefetch ? dma_mode::kDche : 0);
+
+  // Step 5: bursts, descriptor skip 0 (descriptors 16 bytes apart), buffer size.
+  regs_.write(kDmaCh0Control, params_.pbl_x8 ? ch_control::kPblx8 : 0);
+  regs_.write(kDmaCh0TxControl, ch_tx_control::txpbl(params_.tx_pbl) | ch_tx_control::kOsf);
+  regs_.write(kDmaCh0RxControl,
+              ch_rx_control::rxpbl(params_.rx_pbl) | ch_rx_control::rbsz(kBufferBytes));
+
+  // Step 6: rings. RX slots are armed first so the tail written below
+  // covers them; the addresses are below 4 GiB (allocate()).
+  refill_rx();  // writes no tail yet: SR is off, the tail written here is overwritten below
+  regs_.write(kDmaCh0TxDescListHigh, 0);
+  regs_.write(kDmaCh0TxDescListAddress, low32(tx_ring_phys_));
+  regs_.write(kDmaCh0RxDescListHigh, 0);
+  regs_.write(kDmaCh0RxDescListAddress, low32(rx_ring_phys_));
+  regs_.write(kDmaCh0TxDescRingLength, kTxRingSize - 1);
+  regs_.write(kDmaCh0RxDescRingLength, kRxRingSize - 1);
+
+  // Step 7: MAC address, HIGH then LOW.
+  const auto& a = mac_.bytes;
+  regs_.write(kMacAddress0High, kAddressEnable | std::uint32_t{a[5]} << 8 | a[4]);
+  regs_.write(kMacAddress0Low, std::uint32_t{a[3]} << 24 | std::uint32_t{a[2]} << 16 |
+                                   std::uint32_t{a[1]} << 8 | a[0]);
+
+  // Step 8: MTL. Store-and-forward both ways (TX checksum insertion needs
+  // TSF); queue sizes are the whole FIFOs HW_FEATURE1 reports; FEP forwards
+  // error frames so the driver counts them. No flow-control thresholds:
+  // the JH7110's 2 KiB RX FIFO is below the 4 KiB they need.
+  const std::uint32_t tqs = hw_feature1::tx_fifo_bytes(hw_feature1_) / 256 - 1;
+  const std::uint32_t rqs = hw_feature1::rx_fifo_bytes(hw_feature1_) / 256 - 1;
+  regs_.write(kMtlTxq0OperationMode,
+              mtl_txq::kTsf | mtl_txq::kTxqEnabled | (tqs & 0x1FF) << mtl_txq::kTqsShift);
+  regs_.write(kMtlRxq0OperationMode, mtl_rxq::kRsf | mtl_rxq::kFep |
+                                         (rqs & 0x3FF) << mtl_rxq::kRqsShift);
+  regs_.write(kMtlRxqDmaMap0, 0);  // queue 0 -> DMA channel 0
+
+  // Step 9: MAC. Queue 0 on; perfect filter on address 0 plus broadcast and
+  // all multicast (IPv6 neighbour discovery, mDNS); no flow control.
+  regs_.write(kMacRxqCtrl0, kRxq0EnableGeneric);
+  regs_.write(kMacPacketFilter, packet_filter::kPm);
+  regs_.write(kMacQ0TxFlowCtrl, 0);
+  regs_.write(kMacRxFlowCtrl, 0);
+  regs_.write(kMacInterruptEnable, 0);  // DMA interrupts only
+  program_speed();
+
+  // Step 10: interrupts; stale status cleared.
+  set_interrupts(kInterruptsAlways);
+  regs_.write(kDmaCh0Status, dma_status::kAllFlags);
+
+  // Step 11: DMA first, then the MAC; tails last (they start the DMA). The
+  // armed descriptors are in memory before the tail writes (write_*_tail).
+  regs_.update(kDmaCh0TxControl, 0, ch_tx_control::kSt);
+  regs_.update(kDmaCh0RxControl, 0, ch_rx_control::kSr);
+  regs_.update(kMacConfiguration, 0, mac_config::kTe | mac_config::kRe);
+  barrier::before_mmio_write();
+  regs_.write(kDmaCh0RxDescTailPointer,
+              low32(rx_ring_phys_ + (rx_fill_ % kRxRingSize) * sizeof(Descriptor)));
+  write_tx_tail();
+}
+
+// §5 table: 1000 = PS 0 FES 0; 100 = PS 1 FES 1; 10 = PS 1 FES 0; DM = full
+// duplex. Before any link is known the MAC runs 1000/full. ACS|CST strip the
+// FCS of every frame (PL then excludes it); IPC when the core has RX COE.
+void Dwmac::program_speed() {
+  std::uint32_t value = regs_.read(kMacConfiguration) & (mac_config::kTe | mac_config::kRe);
+  value |= mac_config::kAcs | mac_config::kCst;
+  if (rx_checksum_) value |= mac_config::kIpc;
+  if (link_.up) {
+    if (link_.speed == LinkSpeed::k100) value |= mac_config::kPs | mac_config::kFes;
+    if (link_.speed == LinkSpeed::k10) value |= mac_config::kPs;
+    if (link_.full_duplex) value |= mac_config::kDm;
+  } else {
+    value |= mac_config::kDm;
+  }
+  regs_.write(kMacConfiguration, value);
+}
+
+void Dwmac::set_interrupts(std::uint32_t enable) { regs_.write(kDmaCh0InterruptEnable, enable); }
+
+Result<hal::LinkState> Dwmac::poll_link() {
+  auto now = phy_.poll();
+  if (!now.ok()) return Unexpected(now.error());
+  if (!(*now == link_)) {
+    const bool was_up = link_.up;
+    link_ = *now;
+    if (link_.up || was_up) {
+      ++driver_stats_.link_changes;
+      ++stats_.config_changes;
+    }
+    program_speed();
+  }
+  return link();
+}
+
+// ---- RX ----
+
+bool Dwmac::rx_ready() const {
+  if (rx_next_ == rx_fill_) return false;
+  return (rx_ring_[rx_next_ % kRxRingSize].load(3) & desc::kOwn) == 0;
+}
+
+void Dwmac::free_rx_buffer(std::uint16_t buffer) {
+  rx_state_[buffer] = BufferState::kFree;
+  rx_free_[rx_free_count_++] = buffer;
+}
+
+// Arms free buffers into empty slots, leaving one slot empty (exclusive
+// tail: a full ring would look empty), then one tail write for the batch.
+void Dwmac::refill_rx() {
+  const std::uint32_t start = rx_fill_;
+  while (rx_fill_ - rx_next_ < kRxRingSize - 1u && rx_free_count_ != 0) {
+    const std::uint16_t buffer = rx_free_[--rx_free_count_];
+    const std::uint32_t slot = rx_fill_ % kRxRingSize;
+    Descriptor& d = rx_ring_[slot];
+    // Write-back destroyed the address: rewrite all of RDES0-2.
+    d.store(0, low32(rx_buffer_phys(buffer)));
+    d.store(1, 0);
+    d.store(2, 0);
+    // RDES0-2 before OWN.
+    barrier::before_own();
+    d.store(3, desc::kOwn | desc::kRxIoc | desc::kRxBuffer1Valid);
+    rx_slot_buffer_[slot] = buffer;
+    rx_state_[buffer] = BufferState::kPosted;
+    ++rx_fill_;
+  }
+  if (rx_fill_ == start) return;
+  // The OWN stores before the tail store that lets the DMA fetch them.
+  barrier::before_mmio_write();
+  regs_.write(kDmaCh0RxDescTailPointer,
+              low32(rx_ring_phys_ + (rx_fill_ % kRxRingSize) * sizeof(Descriptor)));
+}
+
+std::size_t Dwmac::receive(std::span<hal::RxFrame> out) {
+  std::size_t count = 0;
+  bool requeued = false;
+  while (count < out.size() && rx_next_ != rx_fill_) {
+    const std::uint32_t slot = rx_next_ % kRxRingSize;
+    const Descriptor& d = rx_ring_[slot];
+    const std::uint32_t des3 = d.load(3);
+    if ((des3 & desc::kOwn) != 0) break;
+    // OWN clear before the written-back words and the buffer.
+    barrier::after_own();
+    ++rx_next_;
+    const std::uint16_t buffer = rx_slot_buffer_[slot];
+
+    // Not the whole frame in this one buffer: drop up to and including LD.
+    const bool first = (des3 & desc::kFirst) != 0, last = (des3 & desc::kLast) != 0;
+    if ((des3 & desc::kContext) != 0 || rx_discarding_ || !first || !last) {
+      free_rx_buffer(buffer);
+      requeued = true;
+      if ((des3 & desc::kContext) != 0) continue;  // no timestamps asked for
+      if (!last) {
+        rx_discarding_ = true;
+        continue;
+      }
+      rx_discarding_ = false;
+      ++driver_stats_.rx_spanning_frames;
+      ++stats_.rx_drops;
+      continue;
+    }
+    if ((des3 & desc::kRxErrorSummary) != 0) {
+      ++driver_stats_.rx_error_frames;
+      if ((des3 & desc::kRxCrcError) != 0) ++driver_stats_.rx_crc_errors;
+      ++stats_.rx_drops;
+      free_rx_buffer(buffer);
+      requeued = true;
+      continue;
+    }
+    const std::uint32_t length = des3 & desc::kRxPacketLengthMask;
+    if (length > kBufferBytes) {  // the DMA cannot have written that much: never trusted
+      ++stats_.rx_errors;
+      free_rx_buffer(buffer);
+      requeued = true;
+      continue;
+    }
+    if (length < 14) {  // no room for an Ethernet header
+      ++stats_.rx_drops;
+      free_rx_buffer(buffer);
+      requeued = true;
+      continue;
+    }
+    if ((des3 & desc::kRxRdes1Valid) != 0 &&
+        (d.load(1) & (desc::kRxIpHeaderError | desc::kRxPayloadChecksumError)) != 0) {
+      ++driver_stats_.rx_checksum_errors;  // delivered: lwIP checks and drops it
+    }
+    rx_state_[buffer] = BufferState::kHeld;
+    out[count++] = hal::RxFrame{
+        .data = std::span(mem::to_pointer(rx_buffer_phys(buffer)), length), .handle = buffer};
+    ++stats_.rx_frames;
+    stats_.rx_bytes += length;
+  }
+  if (requeued) refill_rx();
+  return count;
+}
+
+Result<void> Dwmac::release(hal::RxHandle handle) {
+  if (handle >= kRxBuffers || rx_state_[handle] != BufferState::kHeld) {
+    return Unexpected(Error::kInvalidArgument);
+  }
+  free_rx_buffer(static_cast<std::uint16_t>(handle));
+  refill_rx();
+  return {};
+}
+
+Result<void> Dwmac::release(std::span<const hal::RxHandle> handles) {
+  Result<void> result;
+  for (const hal::RxHandle handle : handles) {
+    if (handle >= kRxBuffers || rx_state_[handle] != BufferState::kHeld) {
+      result = Unexpected(Error::kInvalidArgument);
+      continue;
+    }
+    free_rx_buffer(static_cast<std::uint16_t>(handle));
+  }
+  refill_rx();
+  return result;
+}
+
+// ---- TX ----
+
+void Dwmac::reclaim_tx() {
+  while (tx_clean_ != tx_head_) {
+    const std::uint32_t des3 = tx_ring_[tx_clean_ % kTxRingSize].load(3);
+    if ((des3 & desc::kOwn) != 0) break;
+    // OWN clear before the write-back status.
+    barrier::after_own();
+    if ((des3 & desc::kLast) != 0 && (des3 & desc::kTxErrorSummary) != 0) {
+      ++driver_stats_.tx_error_frames;
+    }
+    ++driver_stats_.tx_completions;
+    ++tx_clean_;
+  }
+}
+
+void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes) {
+  const std::uint32_t slot = tx_head_ % kTxRingSize;
+  const mem::PhysAddr buffer =
+      tx_buffers_phys_ + std::uint64_t{tx_slot_buffer_[slot]} * kBufferBytes;
+  std::byte* at = mem::to_pointer(buffer);
+  for (const hal::TxFragment& fragment : fragments) {
+    if (fragment.empty()) continue;
+    std::memcpy(at, fragment.data(), fragment.size());  // the one copy
+    at += fragment.size();
+  }
+  Descriptor& d = tx_ring_[slot];
+  d.store(0, low32(buffer));
+  d.store(1, 0);
+  d.store(2, desc::kTxIoc | bytes);
+  // The frame bytes and TDES0-2 before OWN.
+  barrier::before_own();
+  d.store(3, desc::kOwn | desc::kFirst | desc::kLast |
+                 (tx_checksum_ ? desc::kTxChecksumFull : 0) | bytes);
+  ++tx_head_;
+  ++stats_.tx_frames;
+  stats_.tx_bytes += bytes;
+}
+
+void Dwmac::write_tx_tail() {
+  // The OWN stores before the tail store that starts the DMA on them.
+  barrier::before_mmio_write();
+  regs_.write(kDmaCh0TxDescTailPointer,
+              low32(tx_ring_phys_ + (tx_head_ % kTxRingSize) * sizeof(Descriptor)));
+}
+
+Result<std::size_t> Dwmac::transmit(std::span<const std::span<const std::byte>> frames) {
+  reclaim_tx();
+  std::size_t count = 0;
+  Result<std::size_t> result = std::size_t{0};
+  for (const auto& frame : frames) {
+    if (frame.empty() || frame.size() > hal::kMaxFrameBytes) {
+      if (count == 0) result = Unexpected(Error::kInvalidArgument);
+      break;
+    }
+    if (tx_in_flight() == kTxRingSize - 1u) {
+      if (count == 0) {
+        ++stats_.tx_busy;
+        result = Unexpected(Error::kBusy);
+      }
+      break;
+    }
+    fill_tx(std::span(&frame, 1), static_cast<std::uint32_t>(frame.size()));
+    ++count;
+  }
+  if (count != 0) {
+    write_tx_tail();
+    result = count;
+  }
+  return result;
+}
+
+Result<void> Dwmac::transmit_gather(std::span<const hal::TxFragment> fragments) {
+  std::size_t bytes = 0;
+  for (const hal::TxFragment& fragment : fragments) {
+    bytes += fragment.size();
+    if (bytes > hal::kMaxFrameBytes) return Unexpected(Error::kInvalidArgument);
+  }
+  if (bytes == 0) return Unexpected(Error::kInvalidArgument);
+  reclaim_tx();
+  if (tx_in_flight() == kTxRingSize - 1u) {
+    ++stats_.tx_busy;
+    return Unexpected(Error::kBusy);
+  }
+  fill_tx(fragments, static_cast<std::uint32_t>(bytes));
+  write_tx_tail();
+  return {};
+}
+
+// ---- interrupts, link, recovery ----
+
+Result<bool> Dwmac::service() {
+  const std::uint32_t status = regs_.read(kDmaCh0Status);
+  if ((status & dma_status::kAllFlags) == 0) return false;
+  regs_.write(kDmaCh0Status, status & dma_status::kAllFlags);  // write 1 to clear
+  // DMA_CH0_STATUS before the descriptor loads it prompts.
+  barrier::after_mmio_read();
+  if ((status & dma_status::kRbu) != 0) ++driver_stats_.rx_buffer_unavailable;
+  if ((status & dma_status::kTbu) != 0) ++driver_stats_.tx_buffer_unavailable;
+  if ((status & dma_status::kFbe) != 0) {
+    ++driver_stats_.fatal_bus_errors;
+    print_hex_line("dwmac: fatal bus error, resetting; DMA_CH0_STATUS = ", status);
+    if (auto ok = recover(); !ok.ok()) return Unexpected(ok.error());
+    return true;
+  }
+  return false;
+}
+
+Result<void> Dwmac::recover() {
+  reclaim_tx();  // completed frames are done; the rest go again
+  // RX: every posted buffer back to the pool; frames written back but not
+  // yet received are lost (counted). Held buffers stay with the stack.
+  for (std::uint32_t i = rx_next_; i != rx_fill_; ++i) {
+    const std::uint32_t slot = i % kRxRingSize;
+    if ((rx_ring_[slot].load(3) & desc::kOwn) == 0) ++stats_.rx_drops;
+    free_rx_buffer(rx_slot_buffer_[slot]);
+  }
+  if (auto ok = reset_core(); !ok.ok()) return ok;
+  // The DMA is stopped: plain copies of the rings are safe. TX frames still
+  // owned by the DMA move, in order, to slots 0..k-1 (a reset restarts the
+  // DMA at the list address), with their buffers.
+  const std::uint32_t pending = tx_in_flight();
+  const std::uint32_t first = tx_clean_ % kTxRingSize;
+  std::rotate(tx_ring_, tx_ring_ + first, tx_ring_ + kTxRingSize);
+  std::rotate(tx_slot_buffer_.begin(), tx_slot_buffer_.begin() + first, tx_slot_buffer_.end());
+  std::memset(static_cast<void*>(tx_ring_ + pending), 0,
+              (kTxRingSize - pending) * sizeof(Descriptor));
+  std::memset(static_cast<void*>(rx_ring_), 0, kRingBytes);
+  tx_clean_ = 0;
+  tx_head_ = pending;
+  rx_next_ = rx_fill_ = 0;
+  rx_discarding_ = false;
+  configure();
+  ++driver_stats_.recoveries;
+  ++stats_.resets;
+  return {};
+}
+
+async::Task<void> Dwmac::wait_for_work() {
+  for (;;) {
+    auto serviced = service();
+    if (!serviced.ok()) co_return Unexpected(serviced.error());
+    bool work = *serviced;
+    if (hal::now_ns() >= next_link_poll_ns_) {
+      next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
+      const auto before = link_;
+      auto polled = poll_link();
+      if (!polled.ok()) co_return Unexpected(polled.error());
+      work = work || !(before == link_);
+    }
+    // Room in a full TX ring is work for a sender waiting on it.
+    const bool was_full = tx_in_flight() == kTxRingSize - 1u;
+    reclaim_tx();
+    const bool tx_full = tx_in_flight() == kTxRingSize - 1u;
+    if (work || rx_ready() || (was_full && !tx_full)) break;
+    // Interrupts on, then one more look before sleeping: a frame that
+    // completed before the enable is seen here, one after it interrupts.
+    set_interrupts(kInterruptsAlways | dma_status::kRi | (tx_full ? dma_status::kTi : 0));
+    barrier::mmio_write_then_load();
+    reclaim_tx();
+    if (rx_ready() || (tx_full && tx_in_flight() < kTxRingSize - 1u)) break;  // raced
+    if (irq_ != 0) irq::unmask(irq_);
+    auto woken = co_await async::with_deadline(async::as_task(interrupt_.wait()),
+                                               next_link_poll_ns_);
+    if (woken.ok()) {
+      ++stats_.interrupts;
+    } else if (woken.error() != Error::kTimedOut) {
+      set_interrupts(kInterruptsAlways);
+      co_return Unexpected(woken.error());
+    }
+  }
+  // The stack drains with RX (and TX) interrupts off.
+  set_interrupts(kInterruptsAlways);
+  co_return {};
+}
+
+}  // namespace starling::dwmac

@@ -1,0 +1,215 @@
+#ifndef STARLING_DRIVERS_DWMAC_DWMAC_H_
+#define STARLING_DRIVERS_DWMAC_DWMAC_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "drivers/dwmac/descriptors.h"
+#include "drivers/dwmac/mdio.h"
+#include "drivers/dwmac/phy.h"
+#include "drivers/dwmac/registers.h"
+#include "drivers/mmio/register_bus.h"
+#include "kernel/async/interrupt_source.h"
+#include "kernel/async/task.h"
+#include "kernel/lib/result.h"
+#include "kernel/mem/page_allocator.h"
+#include "platform/hal/nic.h"
+
+// Synopsys DWC Ethernet QoS 5.10a / 5.20 ("dwmac4/5"; the JH7110's GMACs are
+// 5.20) behind hal::Nic. Facts: HARDWARE.md §1-§6.
+//
+// Rings: 256 normal descriptors each way, 16 bytes apart (DSL 0), one page
+// per ring. The tail pointer is exclusive (§4: just past the last valid
+// descriptor) and one slot always stays empty, so at most 255 descriptors
+// are with the DMA; tails are written once per burst, not per frame.
+//
+// RX is zero-copy over a pool of 256 buffers of 2 KiB (RBSZ 2048, so every
+// frame up to 1518 bytes + VLAN + FCS lands in one buffer). A buffer is free,
+// posted (in a ring slot) or held by the stack; a slot remembers which
+// buffer it holds, since write-back overwrites RDES0-2 and the address is
+// rewritten on every re-arm. Frames that span descriptors (longer than
+// 2 KiB: giants the MAC passed) are dropped and counted, their buffers
+// re-queued: the HAL hands out one buffer per frame. The MAC strips the
+// FCS (MAC_CONFIGURATION ACS + CST), so the length written back is the frame
+// the stack gets. Error frames (RDES3.ES: CRC, overflow, watchdog, giant,
+// dribble) are forwarded by the MTL (FEP) so they are counted here, then
+// dropped with their buffer re-queued. RX checksum offload (IPC) only
+// counts IP header / payload checksum errors: the frame is still delivered,
+// because lwIP verifies checksums itself.
+//
+// TX copies once into the slot's 2 KiB buffer; one descriptor per frame
+// (FD|LD), IOC on each, checksum insertion (CIC = 11) when HW_FEATURE0 has
+// TX COE. Completed slots are reclaimed lazily, when transmitting.
+//
+// Interrupts (DMA channel 0, NIE|AIE|FBEE always; RIE only while sleeping,
+// TIE only while sleeping on a full TX ring): interrupt() only signals;
+// wait_for_work() acknowledges DMA_CH0_STATUS (write 1 to clear), handles a
+// fatal bus error by a full reset and re-initialisation, polls the PHY at
+// least every 500 ms (the Star64 PHY's interrupt is not wired to the MAC),
+// and sleeps only after re-enabling RIE and finding the ring still empty.
+//
+// Fatal bus error recovery: SWR and the init sequence again. RX buffers the
+// stack holds stay valid and are re-posted when released; RX frames written
+// back but not yet received are dropped (counted in rx_drops). TX frames
+// accepted but not completed (OWN still set) are moved, in order, to the
+// front of the ring and sent after the reset: none is lost; one that was
+// on the wire as the error struck may go out twice.
+//
+// DMA memory must lie below 4 GiB (descriptors carry 32-bit addresses; the
+// upper-address words are left 0): init() refuses pages above with kNoMemory.
+namespace starling::dwmac {
+
+class Dwmac {
+ public:
+  static constexpr std::uint16_t kRxRingSize = 256;
+  static constexpr std::uint16_t kTxRingSize = 256;
+  static constexpr std::uint16_t kRxBuffers = 256;
+  static constexpr std::uint32_t kBufferBytes = 2048;
+  // Linux waits up to 1 s for SWR; it takes a few CSR clocks when the clocks
+  // run, and never completes without the PHY's RX clock (§5 step 2).
+  static constexpr std::uint64_t kResetTimeoutNs = 100'000'000;
+  static constexpr std::uint64_t kLinkPollNs = 500'000'000;
+
+  // Cores accepted (MAC_VERSION.SNPSVER): 0x51 = 5.10a, 0x52 = 5.20.
+  static constexpr std::uint32_t kSnpsVer510a = 0x51;
+  static constexpr std::uint32_t kSnpsVer520 = 0x52;
+
+  struct BoardParams {
+    // DMA burst lengths. Default: sDDF's TxPBL = RxPBL = 32 without x8
+    // (bursts of 32 beats). The seed's JH7110 patch (PBLx8, TxPBL 2, RxPBL 8)
+    // is {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}.
+    std::uint32_t tx_pbl = 32, rx_pbl = 32;
+    bool pbl_x8 = false;
+    // DMA_SYSBUS_MODE. Default: fixed bursts of 16, 8 or 4 beats (FB|BLEN16|
+    // BLEN8|BLEN4) with at most 4 outstanding reads and writes (RD/WR_OSR_LMT
+    // = 3, the limits earlier JH7110 device trees used); no EAME (32-bit
+    // addresses), no LPI. Linux's derived JH7110 value is 0x8F0F08F1.
+    std::uint32_t sysbus_mode = reg::sysbus::kFb | reg::sysbus::kBlen16 | reg::sysbus::kBlen8 |
+                                reg::sysbus::kBlen4 | reg::sysbus::rd_osr_limit(3) |
+                                reg::sysbus::wr_osr_limit(3);
+    bool descriptor_prefetch = true;      // DMA_MODE.DCHE, honoured only on cores >= 5.20
+    std::uint32_t mdio_clock_range = 5;   // CR: JH7110 U-Boot uses 5 (250-300 MHz)
+    std::uint8_t phy_address = 0;         // Star64 eth0: PHY at MDIO address 0
+    std::uint16_t phy_rx_delay_ps = 1500, phy_tx_delay_ps = 0;  // Star64 DT: rx 1500 ps
+    bool checksum_offload = true;  // TX CIC + RX IPC when HW_FEATURE0 says the core has them
+  };
+
+  struct Config {
+    std::uintptr_t base = 0;             // register block
+    std::uint32_t irq = 0;               // PLIC source of macirq; 0 = caller calls interrupt()
+    mmio::RegisterBus* model = nullptr;  // host tests / host board: a device model
+    hal::MacAddress mac;
+    BoardParams params;
+    std::uint64_t link_wait_ns = 0;  // init() waits up to this long for link up (0 = don't)
+  };
+
+  struct DriverStats {
+    std::uint64_t rx_buffer_unavailable = 0, tx_buffer_unavailable = 0, rx_error_frames = 0,
+                  rx_crc_errors = 0, rx_checksum_errors = 0, fatal_bus_errors = 0,
+                  recoveries = 0, link_changes = 0, tx_completions = 0;
+    std::uint64_t rx_spanning_frames = 0;  // longer than a buffer: dropped
+    std::uint64_t tx_error_frames = 0;     // TDES3.ES on write-back
+  };
+
+  Dwmac() = default;
+  Dwmac(const Dwmac&) = delete;
+  Dwmac& operator=(const Dwmac&) = delete;
+
+  // Resets and programs the MAC (§5), fills the RX ring, brings up the PHY
+  // and optionally waits for the link. kUnsupported (with a console line) for
+  // a core other than 5.10a/5.20; kTimedOut if SWR or MDIO never completes
+  // (the console line says which); kNoMemory; kDeviceError if no PHY
+  // answers or the PLIC source cannot be attached.
+  Result<void> init(const Config& config, mem::PageAllocator& pages);
+
+  // hal::Nic.
+  std::size_t receive(std::span<hal::RxFrame> out);
+  Result<void> release(hal::RxHandle handle);
+  Result<void> release(std::span<const hal::RxHandle> handles);
+  Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames);
+  Result<void> transmit_gather(std::span<const hal::TxFragment> fragments);
+  hal::MacAddress mac() const { return mac_; }
+  hal::LinkState link() const { return link_.up ? hal::LinkState::kUp : hal::LinkState::kDown; }
+  const hal::NicStats& stats() const { return stats_; }
+  async::Task<void> wait_for_work();
+
+  // The macirq handler's work: trap-context safe (signals only).
+  void interrupt() { interrupt_.signal(); }
+  // Asks the PHY; on a change programs MAC_CONFIGURATION PS/FES/DM (§5).
+  Result<hal::LinkState> poll_link();
+  const DriverStats& driver_stats() const { return driver_stats_; }
+  std::uint32_t core_version() const { return snps_version_; }
+  const PhyLink& phy_link() const { return link_; }
+  std::uint32_t phy_id() const { return phy_.id(); }
+
+ private:
+  enum class BufferState : std::uint8_t { kFree, kPosted, kHeld };
+
+  Result<void> allocate(mem::PageAllocator& pages);
+  Result<void> reset_core();
+  void read_features();
+  void configure();  // §5 steps 4-11, rings already laid out
+  void program_speed();
+  void set_interrupts(std::uint32_t enable);
+  // Reads and acknowledges DMA_CH0_STATUS; recovers from a fatal bus error.
+  // True if the caller has something to look at.
+  Result<bool> service();
+  Result<void> recover();
+  void lay_out_fresh_rings();
+
+  bool rx_ready() const;
+  void free_rx_buffer(std::uint16_t buffer);
+  void refill_rx();
+  void reclaim_tx();
+  std::uint32_t tx_in_flight() const { return tx_head_ - tx_clean_; }
+  void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
+  void write_tx_tail();
+
+  mem::PhysAddr rx_buffer_phys(std::uint16_t b) const {
+    return rx_buffers_phys_ + std::uint64_t{b} * kBufferBytes;
+  }
+
+  mmio::Registers regs_;
+  std::uint32_t irq_ = 0;
+  BoardParams params_;
+  Mdio mdio_;
+  Phy phy_;
+  std::uint32_t snps_version_ = 0;
+  std::uint32_t hw_feature0_ = 0, hw_feature1_ = 0;
+  bool tx_checksum_ = false, rx_checksum_ = false;
+
+  Descriptor* rx_ring_ = nullptr;
+  Descriptor* tx_ring_ = nullptr;
+  mem::PhysAddr rx_ring_phys_ = 0, tx_ring_phys_ = 0;
+  mem::PhysAddr rx_buffers_phys_ = 0, tx_buffers_phys_ = 0;
+
+  // RX: free-running slot counters; slots [rx_next_, rx_fill_) are the
+  // DMA's or written back and not yet received.
+  std::uint32_t rx_next_ = 0, rx_fill_ = 0;
+  bool rx_discarding_ = false;  // inside a frame that spans descriptors
+  std::array<std::uint16_t, kRxRingSize> rx_slot_buffer_{};
+  std::array<BufferState, kRxBuffers> rx_state_{};
+  std::array<std::uint16_t, kRxBuffers> rx_free_{};
+  std::uint32_t rx_free_count_ = 0;
+
+  // TX: slots [tx_clean_, tx_head_) are in flight; each slot owns a buffer
+  // (a permutation, rotated with the ring on recovery).
+  std::uint32_t tx_head_ = 0, tx_clean_ = 0;
+  std::array<std::uint16_t, kTxRingSize> tx_slot_buffer_{};
+
+  hal::MacAddress mac_;
+  PhyLink link_{.up = false};
+  std::uint64_t next_link_poll_ns_ = 0;
+  hal::NicStats stats_;
+  DriverStats driver_stats_;
+  async::InterruptSource interrupt_;
+  bool attached_ = false;
+};
+
+static_assert(hal::Nic<Dwmac>);
+
+}  // namespace starling::dwmac
+
+#endif  // STARLING_DRIVERS_DWMAC_DWMAC_H_

@@ -1,0 +1,572 @@
+// Host test: the DWMAC driver against the register-level device model
+// (//test/models/dwmac:model), with rings and buffers from a page allocator
+// over the model's DMA region (addresses below 4 GiB, as on the JH7110), the
+// model's interrupt line wired to Dwmac::interrupt(), and the coroutine
+// runtime of the host board. Runs under ASan and UBSan.
+
+#include "drivers/dwmac/dwmac.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "drivers/dwmac/registers.h"
+#include "kernel/async/executor.h"
+#include "kernel/async/frame_allocator.h"
+#include "kernel/async/sleep.h"
+#include "kernel/mem/page_allocator.h"
+#include "test/models/dwmac/dma_region.h"
+#include "test/models/dwmac/dwmac_model.h"
+
+namespace starling::dwmac {
+namespace {
+
+using model::DwmacModel;
+using model::PhyModel;
+
+constexpr hal::MacAddress kMac{{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x5b}};
+constexpr std::size_t kRegionBytes = std::size_t{4} << 20;
+
+// An Ethernet frame to us of `length` bytes whose payload encodes `n`.
+std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
+  std::vector<std::byte> out(length);
+  for (std::size_t i = 0; i < 6; ++i) out[i] = static_cast<std::byte>(kMac.bytes[i]);
+  for (std::size_t i = 6; i < 12; ++i) out[i] = static_cast<std::byte>(i == 6 ? 2 : i);
+  out[12] = std::byte{0x88};  // local experimental EtherType: a type frame
+  out[13] = std::byte{0xB5};
+  for (std::size_t i = 14; i < length; ++i) out[i] = static_cast<std::byte>((n * 7 + i) & 0xff);
+  return out;
+}
+
+// What the JH7110 reports (HARDWARE.md §0 LOG: "User ID: 0x41, Synopsys ID:
+// 0x52"), with SNPSVER in 7:0 and USERVER in 15:8 (§1): 0x4152.
+DwmacModel::Options jh7110() {
+  DwmacModel::Options options;
+  options.version = 0x0000'4152;
+  return options;
+}
+
+class DwmacTest : public ::testing::Test {
+ protected:
+  DwmacTest() : arena_(std::size_t{1} << 20), frames_(arena_), use_frames_(frames_) {
+    region_ = model::DmaRegion::create(kRegionBytes);
+    EXPECT_NE(region_, nullptr);
+    const mem::PhysRange range{region_->base(), region_->base() + region_->size()};
+    EXPECT_TRUE(pages_.init({&range, 1}).ok());
+  }
+
+  // The model with `options`, then the driver's init().
+  Result<void> start(DwmacModel::Options options = jh7110(), Dwmac::BoardParams params = {},
+                     std::uint64_t link_wait_ns = 1'000'000'000) {
+    model_ = std::make_unique<DwmacModel>(*region_, options);
+    model_->on_interrupt_line([this](bool up) {
+      if (up) {
+        ++line_raised_;
+        driver_.interrupt();
+      }
+    });
+    model_->on_transmit([this](std::span<const std::byte> f) { sent_.emplace_back(f.begin(), f.end()); });
+    return driver_.init({.base = 0x1603'0000,
+                         .model = model_.get(),
+                         .mac = kMac,
+                         .params = params,
+                         .link_wait_ns = link_wait_ns},
+                        pages_);
+  }
+
+  std::uint32_t reg(std::uint32_t offset) const { return model_->peek(offset); }
+
+  // Everything received now, each buffer released at once.
+  std::vector<std::vector<std::byte>> drain() {
+    std::vector<std::vector<std::byte>> out;
+    hal::RxFrame batch[32];
+    for (;;) {
+      const std::size_t n = driver_.receive(batch);
+      std::vector<hal::RxHandle> handles;
+      for (std::size_t i = 0; i < n; ++i) {
+        out.emplace_back(batch[i].data.begin(), batch[i].data.end());
+        handles.push_back(batch[i].handle);
+      }
+      EXPECT_TRUE(driver_.release(handles).ok());
+      if (n < 32) return out;
+    }
+  }
+
+  Result<void> wait() { return executor_.block_on(driver_.wait_for_work()); }
+
+  std::vector<std::byte> arena_;
+  async::FrameAllocator frames_;
+  async::ScopedFrameAllocator use_frames_;
+  async::Executor executor_;
+  std::unique_ptr<model::DmaRegion> region_;
+  mem::PageAllocator pages_;
+  std::unique_ptr<DwmacModel> model_;
+  std::vector<std::vector<std::byte>> sent_;
+  int line_raised_ = 0;
+  Dwmac driver_;
+};
+
+// §5 init sequence, as the registers show it afterwards.
+TEST_F(DwmacTest, InitProgramsTheRegisters) {
+  ASSERT_TRUE(start().ok());
+  EXPECT_EQ(driver_.core_version(), 0x52u);
+  using namespace reg;
+  EXPECT_EQ(reg(kMacRxqCtrl0) & 3, 2u);
+  EXPECT_EQ(reg(kMacAddress0High) & 0xFFFF, 0x5B75u);
+  EXPECT_EQ(reg(kMacAddress0Low), 0x0039CF6Cu);
+  const std::uint32_t config = reg(kMacConfiguration);
+  EXPECT_EQ(config & (mac_config::kTe | mac_config::kRe), mac_config::kTe | mac_config::kRe);
+  EXPECT_EQ(config & (mac_config::kAcs | mac_config::kCst), mac_config::kAcs | mac_config::kCst);
+  // The PHY model autonegotiates 1000/full: PS = FES = 0, DM = 1.
+  EXPECT_EQ(config & mac_config::kSpeedMask, mac_config::kDm);
+  EXPECT_EQ(driver_.link(), hal::LinkState::kUp);
+  // Bursts: sDDF's 32/32 without x8; RBSZ 2048 (register value 2048 << 1).
+  EXPECT_EQ(reg(kDmaCh0Control) & ch_control::kPblx8, 0u);
+  EXPECT_EQ((reg(kDmaCh0TxControl) >> 16) & 0x3F, 32u);
+  EXPECT_EQ((reg(kDmaCh0RxControl) >> 16) & 0x3F, 32u);
+  EXPECT_EQ((reg(kDmaCh0RxControl) >> 1) & 0x3FFF, 2048u);
+  EXPECT_NE(reg(kDmaCh0TxControl) & ch_tx_control::kSt, 0u);
+  EXPECT_NE(reg(kDmaCh0RxControl) & ch_rx_control::kSr, 0u);
+  EXPECT_EQ(reg(kDmaMode) & dma_mode::kDche, dma_mode::kDche);  // 5.20 core
+  EXPECT_EQ(reg(kDmaSysbusMode), Dwmac::BoardParams{}.sysbus_mode);
+  // 2 KiB FIFOs (HW_FEATURE1 field 4): TQS = RQS = 2048/256 - 1 = 7.
+  EXPECT_EQ((reg(kMtlTxq0OperationMode) >> 16) & 0x1FF, 7u);
+  EXPECT_EQ((reg(kMtlRxq0OperationMode) >> 20) & 0x3FF, 7u);
+  EXPECT_NE(reg(kMtlTxq0OperationMode) & mtl_txq::kTsf, 0u);
+  EXPECT_NE(reg(kMtlRxq0OperationMode) & mtl_rxq::kRsf, 0u);
+  // Rings: N - 1; RX tail exclusive, just past the 255 armed descriptors
+  // (one slot kept empty); TX tail = base (empty).
+  EXPECT_EQ(reg(kDmaCh0TxDescRingLength), 255u);
+  EXPECT_EQ(reg(kDmaCh0RxDescRingLength), 255u);
+  const std::uint32_t rx_base = reg(kDmaCh0RxDescListAddress);
+  const std::uint32_t tx_base = reg(kDmaCh0TxDescListAddress);
+  EXPECT_EQ(reg(kDmaCh0RxDescTailPointer), rx_base + 255 * 16);
+  EXPECT_EQ(reg(kDmaCh0TxDescTailPointer), tx_base);
+  EXPECT_TRUE(region_->contains(rx_base, 4096));
+  EXPECT_TRUE(region_->contains(tx_base, 4096));
+  // NIE | AIE | FBEE; RIE only while sleeping.
+  EXPECT_EQ(reg(kDmaCh0InterruptEnable), dma_status::kNis | dma_status::kAis | dma_status::kFbe);
+  EXPECT_EQ(model_->rx_state(), DwmacModel::DmaState::kRunning);
+  // PHY: reset once, YT8531 RX delay 1500 ps = 10 steps of 150 ps in 13:10,
+  // no RXC_DLY_EN; autonegotiation restarted.
+  EXPECT_EQ(driver_.phy_id(), Phy::kIdYt8531);
+  EXPECT_EQ(model_->phy().counters().resets, 1u);
+  EXPECT_GE(model_->phy().counters().autoneg_restarts, 1u);
+  EXPECT_EQ((model_->phy().extended(Phy::kYtRgmiiConfig1) >> 10) & 0xF, 10u);
+  EXPECT_EQ(model_->phy().extended(Phy::kYtChipConfig) & (1u << 8), 0u);
+  // Every MDIO transaction carried CR = 5.
+  EXPECT_EQ((reg(kMacMdioAddress) >> 8) & 0xF, 5u);
+  EXPECT_EQ(model_->counters().unknown_register_accesses, 0u);
+}
+
+TEST_F(DwmacTest, SeedBurstSettingsAnd510aCore) {
+  DwmacModel::Options options = jh7110();
+  options.version = 0x0000'4151;  // a true 5.10a: no DCHE
+  ASSERT_TRUE(start(options, {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}).ok());
+  EXPECT_EQ(driver_.core_version(), 0x51u);
+  EXPECT_EQ(reg(reg::kDmaMode) & reg::dma_mode::kDche, 0u);
+  EXPECT_NE(reg(reg::kDmaCh0Control) & reg::ch_control::kPblx8, 0u);
+  EXPECT_EQ((reg(reg::kDmaCh0TxControl) >> 16) & 0x3F, 2u);
+  EXPECT_EQ((reg(reg::kDmaCh0RxControl) >> 16) & 0x3F, 8u);
+}
+
+TEST_F(DwmacTest, UnsupportedCoreIsRefused) {
+  DwmacModel::Options options = jh7110();
+  options.version = 0x0000'1037;  // a 3.7 GMAC-style value
+  auto r = start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kUnsupported);
+  EXPECT_EQ(model_->counters().resets, 0u);  // not touched
+}
+
+TEST_F(DwmacTest, StuckResetTimesOut) {
+  DwmacModel::Options options = jh7110();
+  options.reset_reads = 0;  // SWR never clears
+  auto r = start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kTimedOut);
+}
+
+TEST_F(DwmacTest, StuckMdioTimesOut) {
+  DwmacModel::Options options = jh7110();
+  options.mdio_busy_reads = 0;  // GB never clears
+  auto r = start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kTimedOut);
+}
+
+TEST_F(DwmacTest, NoPhyIsADeviceError) {
+  DwmacModel::Options options = jh7110();
+  options.phy.address = 7;  // nothing at address 0: reads all ones or zeros
+  auto r = start(options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kDeviceError);
+}
+
+// Without a link wait, init() returns with autonegotiation (restarted by the
+// bring-up) still running; poll_link() then sees it complete.
+TEST_F(DwmacTest, NoLinkWaitLeavesTheLinkToPolling) {
+  ASSERT_TRUE(start(jh7110(), {}, 0).ok());
+  EXPECT_EQ(driver_.link(), hal::LinkState::kDown);
+  for (int i = 0; i < 10 && driver_.link() == hal::LinkState::kDown; ++i) {
+    ASSERT_TRUE(driver_.poll_link().ok());
+  }
+  EXPECT_EQ(driver_.link(), hal::LinkState::kUp);
+}
+
+TEST_F(DwmacTest, InitWaitsForTheLink) {
+  DwmacModel::Options options = jh7110();
+  options.phy.speed = PhyModel::Speed::k100;
+  options.phy.full_duplex = true;
+  ASSERT_TRUE(start(options).ok());
+  EXPECT_EQ(driver_.link(), hal::LinkState::kUp);
+  EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kSpeedMask,
+            reg::mac_config::kPs | reg::mac_config::kFes | reg::mac_config::kDm);
+}
+
+TEST_F(DwmacTest, SingleAndBatchedFramesBothWays) {
+  ASSERT_TRUE(start().ok());
+  ASSERT_EQ(model_->receive_from_wire(frame_of(1, 60)), DwmacModel::RxOutcome::kDelivered);
+  auto got = drain();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], frame_of(1, 60));  // no FCS: stripped by the MAC
+  for (std::uint32_t i = 0; i < 40; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(100 + i, 60 + i * 30)),
+              DwmacModel::RxOutcome::kDelivered);
+  }
+  got = drain();
+  ASSERT_EQ(got.size(), 40u);
+  for (std::uint32_t i = 0; i < 40; ++i) EXPECT_EQ(got[i], frame_of(100 + i, 60 + i * 30));
+
+  auto one = frame_of(7, 1514);
+  std::span<const std::byte> single[] = {one};
+  ASSERT_EQ(*driver_.transmit(single), 1u);
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0], one);
+  std::vector<std::vector<std::byte>> out;
+  for (std::uint32_t i = 0; i < 50; ++i) out.push_back(frame_of(200 + i, 42 + i * 29));
+  std::vector<std::span<const std::byte>> spans(out.begin(), out.end());
+  const auto tail_writes = model_->counters().tail_writes_tx;
+  ASSERT_EQ(*driver_.transmit(spans), 50u);
+  EXPECT_EQ(model_->counters().tail_writes_tx, tail_writes + 1);  // one tail write per burst
+  ASSERT_EQ(sent_.size(), 51u);
+  for (std::uint32_t i = 0; i < 50; ++i) EXPECT_EQ(sent_[1 + i], out[i]);
+  const auto& s = driver_.stats();
+  EXPECT_EQ(s.rx_frames, 41u);
+  EXPECT_EQ(s.tx_frames, 51u);
+  EXPECT_EQ(s.rx_drops + s.rx_errors + s.tx_errors, 0u);
+}
+
+// 100,000 frames each way through 256-entry rings (~390 wraps), payloads
+// compared byte for byte.
+TEST_F(DwmacTest, HundredThousandFramesAcrossManyRingWraps) {
+  ASSERT_TRUE(start().ok());
+  constexpr std::uint32_t kFrames = 100'000, kBurst = 50;
+  std::uint32_t delivered = 0, received = 0, transmitted = 0;
+  std::vector<std::vector<std::byte>> out(kBurst);
+  std::vector<std::span<const std::byte>> spans(kBurst);
+  while (received < kFrames) {
+    for (std::uint32_t i = 0; i < kBurst; ++i, ++delivered) {
+      ASSERT_EQ(model_->receive_from_wire(frame_of(delivered, 60 + delivered % 1455)),
+                DwmacModel::RxOutcome::kDelivered)
+          << delivered;
+    }
+    for (auto& f : drain()) {
+      ASSERT_EQ(f, frame_of(received, 60 + received % 1455)) << received;
+      ++received;
+    }
+    for (std::uint32_t i = 0; i < kBurst; ++i) {
+      out[i] = frame_of(transmitted + i + 1'000'000, 42 + (transmitted + i) % 1473);
+      spans[i] = out[i];
+    }
+    auto sent = driver_.transmit(spans);
+    ASSERT_TRUE(sent.ok());
+    ASSERT_EQ(*sent, kBurst);
+    for (std::uint32_t i = 0; i < kBurst; ++i) {
+      ASSERT_EQ(sent_[transmitted + i], out[i]) << transmitted + i;
+    }
+    transmitted += kBurst;
+  }
+  EXPECT_EQ(received, kFrames);
+  EXPECT_EQ(sent_.size(), kFrames);
+  EXPECT_EQ(driver_.stats().rx_frames, kFrames);
+  EXPECT_EQ(driver_.stats().tx_frames, kFrames);
+  EXPECT_EQ(driver_.stats().rx_drops, 0u);
+  // Completions reclaimed lazily: all but the last burst by now.
+  EXPECT_GE(driver_.driver_stats().tx_completions, kFrames - kBurst);
+  EXPECT_GT(model_->counters().rx_descriptors, 390u * 256);
+  // Draining with RIE off: the line never went up.
+  EXPECT_EQ(line_raised_, 0);
+}
+
+// The stack holds every buffer: the RX DMA runs out of descriptors (RBU),
+// the frame waits in the MTL FIFO, and releasing delivers it.
+TEST_F(DwmacTest, RxBufferUnavailableRecoversOnRelease) {
+  ASSERT_TRUE(start().ok());
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 100)), DwmacModel::RxOutcome::kDelivered);
+  }
+  std::vector<hal::RxFrame> held(300);
+  ASSERT_EQ(driver_.receive(held), 255u);
+  held.resize(255);
+  ASSERT_EQ(model_->receive_from_wire(frame_of(999, 100)), DwmacModel::RxOutcome::kQueued);
+  EXPECT_EQ(model_->rx_state(), DwmacModel::DmaState::kSuspended);
+  hal::RxFrame none[4];
+  EXPECT_EQ(driver_.receive(none), 0u);
+  EXPECT_EQ(held[17].data.size(), 100u);
+  EXPECT_EQ(std::vector<std::byte>(held[17].data.begin(), held[17].data.end()), frame_of(17, 100));
+  ASSERT_TRUE(driver_.release(held[17].handle).ok());  // one buffer back: the frame lands
+  EXPECT_EQ(model_->rx_fifo_frames(), 0u);
+  ASSERT_TRUE(wait().ok());  // acknowledges RI and the RBU before it
+  hal::RxFrame got[4];
+  ASSERT_EQ(driver_.receive(got), 1u);
+  EXPECT_EQ(std::vector<std::byte>(got[0].data.begin(), got[0].data.end()), frame_of(999, 100));
+  EXPECT_FALSE(driver_.release(hal::RxHandle{5000}).ok());
+  std::vector<hal::RxHandle> handles;
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    if (i != 17) handles.push_back(held[i].handle);
+  }
+  handles.push_back(got[0].handle);
+  ASSERT_TRUE(driver_.release(handles).ok());
+  EXPECT_FALSE(driver_.release(handles[3]).ok());  // already given back
+  EXPECT_GE(driver_.driver_stats().rx_buffer_unavailable, 1u);
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  EXPECT_EQ(drain().size(), 255u);
+}
+
+// CRC and other error frames (forwarded by FEP) are dropped, counted, and
+// their buffers re-queued: a ring's worth of good frames still fits after.
+TEST_F(DwmacTest, ErrorFramesAreDroppedAndTheirBuffersRequeued) {
+  ASSERT_TRUE(start().ok());
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 80), {.crc_error = true}),
+              DwmacModel::RxOutcome::kDelivered);
+    if (i % 100 == 0) {
+      ASSERT_EQ(model_->receive_from_wire(frame_of(i, 80), {.receive_error = true}),
+                DwmacModel::RxOutcome::kDelivered);
+    }
+    EXPECT_TRUE(drain().empty());
+  }
+  const auto& d = driver_.driver_stats();
+  EXPECT_EQ(d.rx_crc_errors, 300u);
+  EXPECT_EQ(d.rx_error_frames, 303u);
+  EXPECT_EQ(driver_.stats().rx_drops, 303u);
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  auto got = drain();
+  ASSERT_EQ(got.size(), 255u);
+  EXPECT_EQ(got[254], frame_of(254, 64));
+}
+
+// A frame longer than one 2 KiB buffer spans descriptors: dropped whole,
+// every buffer re-queued, the next frame fine.
+TEST_F(DwmacTest, FramesSpanningDescriptorsAreDropped) {
+  DwmacModel::Options options = jh7110();
+  options.fifo_size_field = 6;  // 8 KiB FIFO, so the MTL can hold it
+  ASSERT_TRUE(start(options).ok());
+  ASSERT_EQ(model_->receive_from_wire(frame_of(1, 5000)), DwmacModel::RxOutcome::kDelivered);
+  ASSERT_EQ(model_->receive_from_wire(frame_of(2, 70)), DwmacModel::RxOutcome::kDelivered);
+  auto got = drain();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], frame_of(2, 70));
+  EXPECT_EQ(driver_.driver_stats().rx_spanning_frames, 1u);
+  EXPECT_EQ(driver_.stats().rx_drops, 1u);
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  EXPECT_EQ(drain().size(), 255u);
+}
+
+// A stalled transmitter: 255 frames fill the ring (one slot kept empty),
+// then kBusy (counted); wait_for_work() sleeps with TIE on and wakes when
+// the DMA completes them; completions are reclaimed.
+TEST_F(DwmacTest, FullTxRingIsBusyUntilCompletionsAreReclaimed) {
+  ASSERT_TRUE(start().ok());
+  model_->set_tx_stall(true);
+  auto f = frame_of(1, 60);
+  std::vector<std::span<const std::byte>> spans(300, std::span<const std::byte>(f));
+  auto sent = driver_.transmit(spans);
+  ASSERT_TRUE(sent.ok());
+  EXPECT_EQ(*sent, 255u);
+  auto busy = driver_.transmit(spans);
+  ASSERT_FALSE(busy.ok());
+  EXPECT_EQ(busy.error(), Error::kBusy);
+  const hal::TxFragment frag[] = {f};
+  EXPECT_EQ(driver_.transmit_gather(frag).error(), Error::kBusy);
+  EXPECT_EQ(driver_.stats().tx_busy, 2u);
+
+  auto scenario = [&]() -> async::Task<void> {
+    auto waiting = driver_.wait_for_work();
+    co_return co_await waiting;
+  };
+  // The stall ends while the driver sleeps: TI raises the line.
+  (void)executor_.spawn([&]() -> async::Task<void> {
+    co_await async::sleep_for(async::kMillisecond);  // the driver is asleep by then
+    model_->set_tx_stall(false);
+    co_return {};
+  }());
+  ASSERT_TRUE(executor_.block_on(scenario()).ok());
+  EXPECT_EQ(sent_.size(), 255u);
+  EXPECT_GE(line_raised_, 1);
+  EXPECT_EQ(reg(reg::kDmaCh0InterruptEnable) & (reg::dma_status::kTi | reg::dma_status::kRi), 0u);
+  sent = driver_.transmit(spans);
+  ASSERT_TRUE(sent.ok());
+  EXPECT_EQ(*sent, 255u);
+  EXPECT_GE(driver_.driver_stats().tx_completions, 255u);
+}
+
+// While the stack drains, RIE is off (no interrupt per frame); before
+// sleeping the driver turns it on and the next frame raises the line.
+TEST_F(DwmacTest, RxInterruptOnlyWhileSleeping) {
+  ASSERT_TRUE(start().ok());
+  ASSERT_EQ(model_->receive_from_wire(frame_of(1, 60)), DwmacModel::RxOutcome::kDelivered);
+  EXPECT_EQ(line_raised_, 0);
+  ASSERT_TRUE(wait().ok());  // a frame is there: returns at once
+  EXPECT_EQ(drain().size(), 1u);
+  (void)executor_.spawn([&]() -> async::Task<void> {
+    co_await async::sleep_for(async::kMillisecond);  // the driver is asleep by then
+    EXPECT_NE(reg(reg::kDmaCh0InterruptEnable) & reg::dma_status::kRi, 0u);  // sleeping
+    EXPECT_EQ(model_->receive_from_wire(frame_of(2, 60)), DwmacModel::RxOutcome::kDelivered);
+    co_return {};
+  }());
+  ASSERT_TRUE(wait().ok());
+  EXPECT_EQ(line_raised_, 1);
+  EXPECT_EQ(driver_.stats().interrupts, 1u);
+  EXPECT_EQ(reg(reg::kDmaCh0InterruptEnable) & reg::dma_status::kRi, 0u);
+  EXPECT_FALSE(model_->interrupt_line());  // status acknowledged
+  EXPECT_EQ(drain().size(), 1u);
+}
+
+// Link down and up at another speed: MAC_CONFIGURATION follows (§5 table);
+// wait_for_work() notices within its 500 ms poll with nothing else going on.
+TEST_F(DwmacTest, LinkDownAndUpReprogramsTheMac) {
+  ASSERT_TRUE(start().ok());
+  ASSERT_EQ(driver_.link(), hal::LinkState::kUp);
+  model_->phy().set_link(false);
+  ASSERT_TRUE(wait().ok());  // wakes by itself on the link poll
+  EXPECT_EQ(driver_.link(), hal::LinkState::kDown);
+  model_->phy().set_link(true, PhyModel::Speed::k10, false);
+  for (int i = 0; i < 10 && driver_.link() == hal::LinkState::kDown; ++i) {
+    ASSERT_TRUE(driver_.poll_link().ok());
+  }
+  EXPECT_EQ(driver_.link(), hal::LinkState::kUp);
+  EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kSpeedMask, reg::mac_config::kPs);
+  model_->phy().set_link(true, PhyModel::Speed::k100, true);  // a drop and back: latched low
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(driver_.poll_link().ok());
+  EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kSpeedMask,
+            reg::mac_config::kPs | reg::mac_config::kFes | reg::mac_config::kDm);
+  EXPECT_GE(driver_.driver_stats().link_changes, 3u);
+  // Frames still flow at the new speed.
+  ASSERT_EQ(model_->receive_from_wire(frame_of(3, 60)), DwmacModel::RxOutcome::kDelivered);
+  EXPECT_EQ(drain().size(), 1u);
+}
+
+// A fatal bus error on TX with frames accepted but not sent: reset and
+// re-init, and every accepted frame goes out, in order. An RX buffer the
+// stack held across the reset keeps its bytes and can be released.
+TEST_F(DwmacTest, FatalBusErrorRecoveryLosesNoAcceptedFrame) {
+  ASSERT_TRUE(start().ok());
+  ASSERT_EQ(model_->receive_from_wire(frame_of(5, 90)), DwmacModel::RxOutcome::kDelivered);
+  hal::RxFrame held[1];
+  ASSERT_EQ(driver_.receive(held), 1u);
+
+  // Some frames complete, then the DMA stalls with more accepted, then dies.
+  std::vector<std::vector<std::byte>> out;
+  for (std::uint32_t i = 0; i < 300; ++i) out.push_back(frame_of(i, 60 + i));
+  std::vector<std::span<const std::byte>> spans(out.begin(), out.end());
+  ASSERT_EQ(*driver_.transmit(std::span(spans).first(200)), 200u);  // wraps the ring later
+  model_->set_tx_stall(true);
+  ASSERT_EQ(*driver_.transmit(std::span(spans).subspan(200, 100)), 100u);
+  model_->inject_fatal_bus_error(DwmacModel::Channel::kTx);
+  model_->set_tx_stall(false);  // the next descriptor fetch fails: FBE
+  ASSERT_EQ(sent_.size(), 200u);
+  ASSERT_TRUE(wait().ok());
+  EXPECT_EQ(driver_.driver_stats().fatal_bus_errors, 1u);
+  EXPECT_EQ(driver_.driver_stats().recoveries, 1u);
+  EXPECT_EQ(driver_.stats().resets, 1u);
+  ASSERT_EQ(sent_.size(), 300u);
+  for (std::uint32_t i = 0; i < 300; ++i) ASSERT_EQ(sent_[i], out[i]) << i;
+
+  EXPECT_EQ(std::vector<std::byte>(held[0].data.begin(), held[0].data.end()), frame_of(5, 90));
+  ASSERT_TRUE(driver_.release(held[0].handle).ok());
+  // RX works after the reset, the full ring's worth.
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  EXPECT_EQ(drain().size(), 255u);
+  ASSERT_EQ(*driver_.transmit(std::span(spans).first(10)), 10u);
+  EXPECT_EQ(sent_.size(), 310u);
+}
+
+TEST_F(DwmacTest, FatalBusErrorOnRxRecovers) {
+  ASSERT_TRUE(start().ok());
+  model_->inject_fatal_bus_error(DwmacModel::Channel::kRx);
+  (void)model_->receive_from_wire(frame_of(1, 60));
+  EXPECT_TRUE(model_->interrupt_line());  // FBEE is always on
+  ASSERT_TRUE(wait().ok());
+  EXPECT_EQ(driver_.driver_stats().recoveries, 1u);
+  ASSERT_EQ(model_->receive_from_wire(frame_of(2, 60)), DwmacModel::RxOutcome::kDelivered);
+  auto got = drain();
+  ASSERT_FALSE(got.empty());
+  EXPECT_EQ(got.back(), frame_of(2, 60));
+}
+
+// IPv4/UDP with zero checksums: CIC = 11 makes the MAC (model) insert both;
+// a received frame with a bad UDP checksum is counted (IPC) and delivered.
+TEST_F(DwmacTest, ChecksumOffload) {
+  ASSERT_TRUE(start().ok());
+  std::vector<std::byte> f(14 + 20 + 8 + 18);
+  for (std::size_t i = 0; i < 6; ++i) f[i] = static_cast<std::byte>(kMac.bytes[i]);
+  f[6] = std::byte{2};
+  f[12] = std::byte{0x08};
+  const std::uint8_t ip[20] = {0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
+  for (int i = 0; i < 20; ++i) f[14 + i] = static_cast<std::byte>(ip[i]);
+  const std::uint8_t udp[8] = {0x12, 0x34, 0x00, 0x07, 0, 26, 0, 0};
+  for (int i = 0; i < 8; ++i) f[34 + i] = static_cast<std::byte>(udp[i]);
+  for (std::size_t i = 42; i < f.size(); ++i) f[i] = static_cast<std::byte>(i);
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(model_->counters().tx_checksums_inserted, 1u);
+  const auto& s = sent_[0];
+  EXPECT_NE(s[24] | s[25], std::byte{0});  // IPv4 header checksum
+  EXPECT_NE(s[40] | s[41], std::byte{0});  // UDP checksum
+
+  auto good = s;  // what the model sent carries correct checksums
+  ASSERT_EQ(model_->receive_from_wire(good), DwmacModel::RxOutcome::kDelivered);
+  auto bad = s;
+  bad[50] ^= std::byte{0xFF};  // payload corrupted: UDP checksum wrong
+  ASSERT_EQ(model_->receive_from_wire(bad), DwmacModel::RxOutcome::kDelivered);
+  auto got = drain();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[1], bad);
+  EXPECT_EQ(driver_.driver_stats().rx_checksum_errors, 1u);
+  EXPECT_NE(reg(reg::kMacConfiguration) & reg::mac_config::kIpc, 0u);
+}
+
+TEST_F(DwmacTest, TransmitGatherSendsFragmentsBackToBack) {
+  ASSERT_TRUE(start().ok());
+  const auto whole = frame_of(3, 1000);
+  const hal::TxFragment pieces[] = {std::span(whole).first(14), hal::TxFragment(),
+                                    std::span(whole).subspan(14, 500),
+                                    std::span(whole).subspan(514)};
+  ASSERT_TRUE(driver_.transmit_gather(pieces).ok());
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0], whole);
+  std::vector<std::byte> big(hal::kMaxFrameBytes + 1);
+  const hal::TxFragment too_long[] = {big};
+  EXPECT_EQ(driver_.transmit_gather(too_long).error(), Error::kInvalidArgument);
+  std::span<const std::byte> bad[] = {big};
+  EXPECT_EQ(driver_.transmit(bad).error(), Error::kInvalidArgument);
+  EXPECT_EQ(sent_.size(), 1u);
+}
+
+}  // namespace
+}  // namespace starling::dwmac

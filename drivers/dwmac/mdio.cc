@@ -1,0 +1,38 @@
+#include "drivers/dwmac/mdio.h"
+
+#include "drivers/dwmac/registers.h"
+#include "platform/hal/clock.h"
+
+namespace starling::dwmac {
+
+using namespace reg::mdio_address;
+
+Result<void> Mdio::wait_idle() const {
+  const std::uint64_t deadline = hal::now_ns() + kTimeoutNs;
+  for (;;) {
+    if ((registers_.read(reg::kMacMdioAddress) & kGb) == 0) return {};
+    // Checked after a read, so a slow host still gets one look past the deadline.
+    if (hal::now_ns() > deadline) return Unexpected(Error::kTimedOut);
+  }
+}
+
+std::uint32_t Mdio::command(std::uint8_t phy, std::uint8_t reg, std::uint32_t op) const {
+  return (std::uint32_t{phy} & 0x1F) << kPaShift | (std::uint32_t{reg} & 0x1F) << kRdaShift |
+         clock_range_ << kCrShift | op << kGocShift | kGb;
+}
+
+Result<std::uint16_t> Mdio::read(std::uint8_t phy, std::uint8_t reg) const {
+  if (auto ok = wait_idle(); !ok.ok()) return Unexpected(ok.error());
+  registers_.write(reg::kMacMdioAddress, command(phy, reg, kGocRead));
+  if (auto ok = wait_idle(); !ok.ok()) return Unexpected(ok.error());
+  return static_cast<std::uint16_t>(registers_.read(reg::kMacMdioData) & 0xFFFF);
+}
+
+Result<void> Mdio::write(std::uint8_t phy, std::uint8_t reg, std::uint16_t value) const {
+  if (auto ok = wait_idle(); !ok.ok()) return ok;
+  registers_.write(reg::kMacMdioData, value);
+  registers_.write(reg::kMacMdioAddress, command(phy, reg, kGocWrite));
+  return wait_idle();
+}
+
+}  // namespace starling::dwmac
