@@ -20,6 +20,7 @@ std::size_t g_count = 0;
 std::uint64_t g_dropped = 0;
 netif g_netif;
 async::Event* g_wake = nullptr;  // the pump's, while it waits
+std::uint32_t g_clock_speed = 1;
 
 err_t loop_output(netif*, pbuf* p, const ip4_addr_t*) {
   if (g_count == kQueue) {
@@ -87,7 +88,8 @@ async::Task<void> pump() noexcept {
     wake.reset();
     const u32_t sleep_ms = sys_timeouts_sleeptime();
     const std::uint64_t ms = sleep_ms == SYS_TIMEOUTS_SLEEPTIME_INFINITE ? 100 : sleep_ms;
-    (void)co_await async::with_timeout(wake.wait(), (ms == 0 ? 1 : ms) * async::kMillisecond);
+    const std::uint64_t ns = (ms == 0 ? 1 : ms) * async::kMillisecond / g_clock_speed;
+    (void)co_await async::with_timeout(wake.wait(), ns);
   }
 }
 
@@ -96,6 +98,13 @@ std::size_t queued_packets() noexcept {
 }
 std::uint64_t dropped_packets() noexcept {
   return g_dropped;
+}
+
+void set_lwip_clock_speed(std::uint32_t speed) noexcept {
+  g_clock_speed = speed == 0 ? 1 : speed;
+}
+std::uint32_t lwip_clock_speed() noexcept {
+  return g_clock_speed;
 }
 
 void flush_packets() noexcept {

@@ -25,6 +25,13 @@ std::uint64_t dropped_packets() noexcept;
 // Drops every queued packet (between tests).
 void flush_packets() noexcept;
 
+// lwIP's clock (sys_now) runs `speed` times faster than the host's, and the
+// pump sleeps correspondingly less: retransmission and TIME_WAIT timers that
+// take seconds pass in milliseconds. Set it before init_lwip_once() and never
+// change it (sys_now must stay monotonic). Default 1.
+void set_lwip_clock_speed(std::uint32_t speed) noexcept;
+std::uint32_t lwip_clock_speed() noexcept;
+
 }  // namespace starling::net::testing
 
 #endif  // STARLING_NET_TCP_TESTS_LOOPBACK_H_

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "lwip/sys.h"
+#include "net/tcp/tests/loopback.h"
 #include "platform/hal/clock.h"
 
 extern "C" void starling_lwip_assert(const char* message, const char* file, int line) {
@@ -27,5 +28,6 @@ extern "C" uint32_t starling_lwip_rand(void) {
 }
 
 extern "C" u32_t sys_now(void) {
-  return static_cast<u32_t>(starling::hal::now_ns() / 1'000'000U);
+  return static_cast<u32_t>(starling::hal::now_ns() / 1'000'000U *
+                            starling::net::testing::lwip_clock_speed());
 }
