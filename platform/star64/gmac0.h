@@ -17,11 +17,11 @@ namespace starling::board {
 inline constexpr std::uintptr_t kGmac0Base = 0x1603'0000;
 inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 
-// DMA bursts: sDDF's TxPBL = RxPBL = 32 beats without PBLx8. sDDF settled on
-// it after running the seed's patch (PBLx8 with TxPBL 2 / RxPBL 8, i.e. 16
-// and 64 beats) on this board; 32 beats of the 64-bit AXI are 256 bytes,
-// well inside the 2 KiB TX and RX FIFOs, and the same burst both ways keeps
-// TX from starving behind RX at line rate. The alternative is one edit:
+// DMA bursts: sDDF's TxPBL = RxPBL = 32 beats without PBLx8. The seed's
+// patch set PBLx8 with TxPBL 2 / RxPBL 8 (16 and 64 beats); sDDF, the field's
+// reference on this board, later settled on 32/32. 32 beats of the 64-bit AXI
+// are 256 bytes, well inside the 2 KiB TX and RX FIFOs, and equal bursts do
+// not favour RX over TX. The alternative is one edit:
 // {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}. (Linux uses 16 without x8,
 // U-Boot PBLx8 with 8/8.) The rest are the driver's defaults, which are the
 // Star64's: CR 5, PHY address 0, RX delay 1500 ps, TX delay 0 (current
@@ -29,7 +29,7 @@ inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{
     .tx_pbl = 32, .rx_pbl = 32, .pbl_x8 = false, .phy_address = 0};
 
-// 1000BASE-T autonegotiation takes 2-3 s after a PHY reset: 6 s covers it
+// 1000BASE-T autonegotiation takes a few seconds after a PHY reset: 6 s covers it
 // and a slow switch port, and a board without a cable is not held up longer.
 inline constexpr std::uint64_t kLinkWaitNs = 6'000'000'000;
 // MDIO polls while waiting: each is a few clause-22 reads; no need to spin.
