@@ -4,6 +4,9 @@
   :<name>   the cc_binary (riscv64 only; built through the targets below)
   :qemu     ELF + raw Image for QEMU virt; `bazel run` boots it in QEMU
   :star64   ELF + raw Image (U-Boot `booti`) + legacy uImage (`bootm`)
+  :host     the same application as a Linux process on the host board
+            (platform/host: its NIC is the DWMAC driver over a device model
+            wired to a TAP device); `bazel run //apps/<app>:host -- --help`
 Each image target switches to its board's platform itself (a transition on
 --platforms), so nobody types --platforms for these.
 """
@@ -140,7 +143,7 @@ qemu_image = rule(
 )
 
 def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
-    """An application and its per-board images (:qemu, :star64).
+    """An application and its per-board images (:qemu, :star64) and host binary (:host).
 
     qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
     """
@@ -167,4 +170,12 @@ def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
         # platform/star64/linker.ld: U-Boot's kernel_addr_r on the JH7110.
         load_address = "0x40200000",
         visibility = ["//visibility:public"],
+    )
+    native.cc_binary(
+        name = "host",
+        srcs = srcs,
+        deps = deps + ["//kernel"],
+        target_compatible_with = ["//platform:board_host"],
+        visibility = ["//visibility:public"],
+        **kwargs
     )

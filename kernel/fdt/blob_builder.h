@@ -8,9 +8,10 @@
 #include <string_view>
 #include <vector>
 
-// Test-only: writes flattened device tree blobs (version 17) token by token,
-// including wrong ones, so tests can build exactly the tree or the damage
-// they need. Host only (std::vector), never linked into the kernel.
+// Writes flattened device tree blobs (version 17) token by token, including
+// wrong ones, so tests can build exactly the tree or the damage they need,
+// and the host board its boot device tree (platform/host/boot.cc). Host only
+// (std::vector), never linked into a riscv64 kernel.
 namespace starling::fdt::testing {
 
 void store_be32(std::vector<std::byte>& bytes, std::size_t offset, std::uint32_t value);

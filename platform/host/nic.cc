@@ -1,0 +1,147 @@
+#include "platform/host/nic.h"
+
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "kernel/async/executor.h"
+#include "kernel/async/interrupt_source.h"
+#include "kernel/async/task.h"
+#include "kernel/console/console.h"
+#include "platform/host/boot_options.h"
+#include "platform/host/interrupts.h"
+#include "platform/host/tap.h"
+#include "test/models/dwmac/dma_region.h"
+#include "test/models/dwmac/dwmac_model.h"
+
+namespace starling::board {
+namespace {
+
+// DMA memory for the rings and buffers (both 256 x 2 KiB plus descriptors
+// fit in well under 4 MiB).
+constexpr std::size_t kDmaBytes = std::size_t{8} << 20;
+// A TAP frame is at most MTU + header; anything larger (a misconfigured
+// MTU) is read whole and refused by the model as the MAC would.
+constexpr std::size_t kWireBufferBytes = 16 * 1024;
+constexpr std::uint64_t kLinkWaitNs = 2'000'000'000;
+
+struct HostNic {
+  std::unique_ptr<model::DmaRegion> region;
+  mem::PageAllocator dma_pages;
+  std::optional<model::DwmacModel> model;
+  dwmac::Dwmac driver;
+  host::Tap tap;
+  async::InterruptSource tap_readable;
+  std::byte wire_buffer[kWireBufferBytes];
+};
+
+constinit HostNic* g_nic = nullptr;
+constinit bool g_probed = false;
+constinit Error g_error = Error::kNotFound;
+WireStats g_wire;
+
+void fail(const char* what, Error error) {
+  console::print("host: NIC ");
+  console::print(what);
+  console::print(": ");
+  console::print(error_name(error));
+  console::print("\n");
+}
+
+// The wire's receive side: frames waiting in the TAP go to the model, which
+// DMAs them into the driver's ring and raises its interrupt line.
+async::Task<void> pump_wire(HostNic& nic) {
+  for (;;) {
+    co_await nic.tap_readable.wait();
+    for (;;) {
+      auto n = nic.tap.read(nic.wire_buffer);
+      if (!n.ok()) {
+        fail("TAP read", n.error());
+        co_return Unexpected(n.error());
+      }
+      if (*n == 0) break;
+      ++g_wire.to_model;
+      const auto outcome =
+          nic.model->receive_from_wire(std::span<const std::byte>(nic.wire_buffer, *n));
+      if (outcome != model::DwmacModel::RxOutcome::kDelivered &&
+          outcome != model::DwmacModel::RxOutcome::kQueued) {
+        ++g_wire.model_refused;
+      }
+    }
+  }
+}
+
+Result<HostNic*> bring_up() {
+  const host::BootOptions& options = host::boot_options();
+  if (options.tap.empty()) {
+    console::print("host: no NIC: give the TAP device that is its wire, --tap=NAME\n");
+    return Unexpected(Error::kNotFound);
+  }
+  auto nic = std::make_unique<HostNic>();
+  nic->region = model::DmaRegion::create(kDmaBytes);
+  if (nic->region == nullptr) {
+    console::print("host: NIC: no DMA memory could be mapped below 4 GiB\n");
+    return Unexpected(Error::kNoMemory);
+  }
+  const mem::PhysRange range{nic->region->base(), nic->region->base() + nic->region->size()};
+  if (auto ok = nic->dma_pages.init(std::span<const mem::PhysRange>(&range, 1)); !ok.ok()) {
+    return Unexpected(ok.error());
+  }
+  if (auto ok = nic->tap.open(options.tap); !ok.ok()) return Unexpected(ok.error());
+
+  nic->model.emplace(*nic->region);
+  HostNic* raw = nic.get();
+  nic->model->on_transmit([raw](std::span<const std::byte> frame) {
+    if (raw->tap.write(frame).ok()) {
+      ++g_wire.from_model;
+    } else {
+      ++g_wire.tap_write_errors;
+    }
+  });
+  nic->model->on_interrupt_line([raw](bool level) {
+    if (level) raw->driver.interrupt();
+  });
+
+  dwmac::Dwmac::Config config;
+  config.model = &*nic->model;
+  config.mac = options.mac;
+  config.link_wait_ns = kLinkWaitNs;
+  if (auto ok = nic->driver.init(config, nic->dma_pages); !ok.ok()) {
+    fail("driver init", ok.error());
+    return Unexpected(ok.error());
+  }
+  if (auto ok = host::watch_fd(nic->tap.fd(), nic->tap_readable); !ok.ok()) {
+    fail("watching the TAP", ok.error());
+    return Unexpected(ok.error());
+  }
+  if (auto ok = async::Executor::current().spawn(pump_wire(*raw)); !ok.ok()) {
+    fail("starting the wire", ok.error());
+    return Unexpected(ok.error());
+  }
+  console::print("host: NIC dwmac (device model) on TAP ");
+  console::print(options.tap);
+  console::print("\n");
+  return nic.release();  // lives as long as the process, like a device
+}
+
+}  // namespace
+
+Result<Nic*> nic(mem::PageAllocator&) {
+  if (!g_probed) {
+    g_probed = true;
+    auto up = bring_up();
+    if (up.ok()) {
+      g_nic = *up;
+    } else {
+      g_error = up.error();
+    }
+  }
+  if (g_nic == nullptr) return Unexpected(g_error);
+  return &g_nic->driver;
+}
+
+const WireStats& wire_stats() {
+  return g_wire;
+}
+
+}  // namespace starling::board

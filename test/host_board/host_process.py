@@ -1,0 +1,98 @@
+"""A Starling application as a Linux process (the host board) for a test, and
+the network namespace with a TAP device that is its NIC's wire.
+
+TapNamespace: made by the test, always removed.
+
+The host board's NIC (platform/host/nic.h) uses a TAP device as its wire.
+Tests create both inside a namespace of their own, so their traffic never
+leaves it: the Linux side of the TAP is the peer (10.0.2.2/24 by default),
+the Starling process on the other side of the wire is 10.0.2.15.
+
+    with TapNamespace() as ns:
+        ns.run([...])              # a command inside the namespace
+        ns.popen([...])            # a process inside it
+Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN), as `ip netns` does.
+"""
+import os
+import subprocess
+import sys
+import time
+
+
+class TapNamespace:
+    def __init__(self, tap="st0", peer_cidr="10.0.2.2/24"):
+        self.name = f"starling-{os.getpid()}"
+        self.tap = tap
+        self.peer_cidr = peer_cidr
+
+    def _ip(self, *args):
+        subprocess.run(["ip", *args], check=True, stdout=subprocess.DEVNULL)
+
+    def __enter__(self):
+        if os.geteuid() != 0:
+            raise SystemExit("FAIL: this test needs root for `ip netns add` and a TAP device "
+                             "(run bazel test as root, as .ci/run does)")
+        self._ip("netns", "add", self.name)
+        try:
+            self._ip("-n", self.name, "link", "set", "lo", "up")
+            self._ip("-n", self.name, "tuntap", "add", "dev", self.tap, "mode", "tap")
+            self._ip("-n", self.name, "addr", "add", self.peer_cidr, "dev", self.tap)
+            self._ip("-n", self.name, "link", "set", self.tap, "up")
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        subprocess.run(["ip", "netns", "del", self.name], stderr=subprocess.DEVNULL)
+        return False
+
+    def command(self, argv):
+        return ["ip", "netns", "exec", self.name, *argv]
+
+    def run(self, argv, **kwargs):
+        return subprocess.run(self.command(argv), **kwargs)
+
+    def popen(self, argv, **kwargs):
+        return subprocess.Popen(self.command(argv), **kwargs)
+
+
+class App:
+    """The Starling process, its console in the test's outputs."""
+
+    def __init__(self, argv):
+        out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
+        self.log_path = os.path.join(out_dir, "console.log")
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
+                                     stderr=subprocess.STDOUT)
+
+    def console(self):
+        with open(self.log_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def wait_for(self, text, seconds):
+        deadline = time.monotonic() + seconds
+        while text not in self.console():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+
+def run_in_namespace(script, argv, timeout=240):
+    """Runs `script` again inside a fresh TapNamespace with `argv` plus
+    --inside; returns its exit code. The namespace is removed afterwards."""
+    with TapNamespace() as ns:
+        return ns.run([sys.executable, os.path.abspath(script), "--inside", *argv],
+                      timeout=timeout).returncode
