@@ -7,7 +7,7 @@ namespace starling::model {
 namespace {
 
 constexpr std::uint64_t kFirstCandidate = 0x2000'0000;
-constexpr std::uint64_t kStep = 0x1000'0000;  // 256 MiB
+constexpr std::uint64_t kStep = 0x1000'0000;     // 256 MiB
 constexpr std::uint64_t kLimit = 0x1'0000'0000;  // descriptor address fields are 32-bit
 
 }  // namespace
@@ -31,7 +31,9 @@ std::unique_ptr<DmaRegion> DmaRegion::create(std::size_t bytes) {
   return nullptr;
 }
 
-DmaRegion::~DmaRegion() { munmap(data(), size_); }
+DmaRegion::~DmaRegion() {
+  munmap(data(), size_);
+}
 
 bool DmaRegion::contains(std::uint64_t address, std::size_t bytes) const {
   if (address < base_) return false;

@@ -56,7 +56,7 @@ TEST_F(DwmacInterrupt, LineFollowsW1c) {
   receive_one();
   EXPECT_TRUE(rig.mac().interrupt_line());
   EXPECT_EQ(rig.read(facts::kDmaInterruptStatus) & 1u, 1u);  // §3 DC0IS
-  rig.write(facts::kCh0Status, 0);  // writing 0: no effect
+  rig.write(facts::kCh0Status, 0);                           // writing 0: no effect
   EXPECT_TRUE(rig.mac().interrupt_line());
   rig.write(facts::kCh0Status, facts::kTi);  // not pending: no effect
   EXPECT_TRUE(rig.mac().interrupt_line());

@@ -66,7 +66,9 @@ constexpr std::uint32_t kCh0Status = 0x1160;
 constexpr std::uint32_t kCh0MissFrameCount = 0x1164;
 }  // namespace reg
 
-constexpr std::uint32_t bit(unsigned n) { return 1u << n; }
+constexpr std::uint32_t bit(unsigned n) {
+  return 1u << n;
+}
 constexpr std::uint32_t field(std::uint32_t value, unsigned low, unsigned width) {
   return (value >> low) & ((1u << width) - 1);
 }
@@ -260,18 +262,42 @@ bool DwmacModel::known_register(std::uint32_t offset) const {
 void DwmacModel::reset_all() {
   // HARDWARE.md §3 DMA_MODE.SWR: "soft reset of all MAC/MTL/DMA CSRs".
   regs_.clear();
-  for (std::uint32_t offset :
-       {reg::kMacConfiguration, reg::kMacExtConfiguration, reg::kMacPacketFilter,
-        reg::kMacQ0TxFlowCtrl, reg::kMacRxFlowCtrl, reg::kMacRxqCtrl0, reg::kMacRxqCtrl1,
-        reg::kMacInterruptStatus, reg::kMacInterruptEnable, reg::kMacMdioAddress,
-        reg::kMacMdioData, reg::kMtlOperationMode, reg::kMtlRxqDmaMap0,
-        reg::kMtlQ0InterruptCtrlStatus, reg::kMtlRxq0OperationMode, reg::kDmaMode,
-        reg::kDmaSysbusMode, reg::kCh0Control, reg::kCh0TxControl, reg::kCh0RxControl,
-        reg::kCh0TxListHigh, reg::kCh0TxList, reg::kCh0RxListHigh, reg::kCh0RxList,
-        reg::kCh0TxTail, reg::kCh0RxTail, reg::kCh0TxRingLength, reg::kCh0RxRingLength,
-        reg::kCh0InterruptEnable, reg::kCh0RxWatchdog, reg::kCh0CurrentTxBufferHigh,
-        reg::kCh0CurrentTxBuffer, reg::kCh0CurrentRxBufferHigh, reg::kCh0CurrentRxBuffer,
-        reg::kCh0Status, reg::kCh0MissFrameCount}) {
+  for (std::uint32_t offset : {reg::kMacConfiguration,
+                               reg::kMacExtConfiguration,
+                               reg::kMacPacketFilter,
+                               reg::kMacQ0TxFlowCtrl,
+                               reg::kMacRxFlowCtrl,
+                               reg::kMacRxqCtrl0,
+                               reg::kMacRxqCtrl1,
+                               reg::kMacInterruptStatus,
+                               reg::kMacInterruptEnable,
+                               reg::kMacMdioAddress,
+                               reg::kMacMdioData,
+                               reg::kMtlOperationMode,
+                               reg::kMtlRxqDmaMap0,
+                               reg::kMtlQ0InterruptCtrlStatus,
+                               reg::kMtlRxq0OperationMode,
+                               reg::kDmaMode,
+                               reg::kDmaSysbusMode,
+                               reg::kCh0Control,
+                               reg::kCh0TxControl,
+                               reg::kCh0RxControl,
+                               reg::kCh0TxListHigh,
+                               reg::kCh0TxList,
+                               reg::kCh0RxListHigh,
+                               reg::kCh0RxList,
+                               reg::kCh0TxTail,
+                               reg::kCh0RxTail,
+                               reg::kCh0TxRingLength,
+                               reg::kCh0RxRingLength,
+                               reg::kCh0InterruptEnable,
+                               reg::kCh0RxWatchdog,
+                               reg::kCh0CurrentTxBufferHigh,
+                               reg::kCh0CurrentTxBuffer,
+                               reg::kCh0CurrentRxBufferHigh,
+                               reg::kCh0CurrentRxBuffer,
+                               reg::kCh0Status,
+                               reg::kCh0MissFrameCount}) {
     regs_[offset] = 0;
   }
   // The databook's MAC_Address0 reset value is all ones with AE set (not in
@@ -279,7 +305,8 @@ void DwmacModel::reset_all() {
   regs_[reg::kMacAddress0High] = 0x8000'FFFF;
   regs_[reg::kMacAddress0Low] = 0xFFFF'FFFF;
   // §2: with a single TX queue TXQEN and TQS are read-only (enabled, whole FIFO).
-  const std::uint32_t tqs = static_cast<std::uint32_t>((128u << options_.fifo_size_field) / 256 - 1);
+  const std::uint32_t tqs =
+      static_cast<std::uint32_t>((128u << options_.fifo_size_field) / 256 - 1);
   regs_[reg::kMtlTxq0OperationMode] = kTxqTxqenEnabled | (tqs << 16);
 
   tx_ = {};
@@ -653,8 +680,8 @@ std::uint64_t DwmacModel::ring_base(Channel channel) const {
 
 std::uint32_t DwmacModel::ring_count(Channel channel) const {
   // §3: RING_LENGTH 9:0 holds N - 1.
-  return field(regs_.at(channel == Channel::kTx ? reg::kCh0TxRingLength : reg::kCh0RxRingLength),
-               0, 10) +
+  return field(regs_.at(channel == Channel::kTx ? reg::kCh0TxRingLength : reg::kCh0RxRingLength), 0,
+               10) +
          1;
 }
 
@@ -818,7 +845,8 @@ void DwmacModel::emit(std::vector<std::byte> frame) {
 std::uint32_t DwmacModel::rx_buffer_bytes() const {
   // §3 RBSZ 14:1 holds the byte count (register = size << 1); low bits below
   // the 8-byte bus width are ignored.
-  return (field(regs_.at(reg::kCh0RxControl), 1, 14)) & ~static_cast<std::uint32_t>(kBusWidthBytes - 1);
+  return (field(regs_.at(reg::kCh0RxControl), 1, 14)) &
+         ~static_cast<std::uint32_t>(kBusWidthBytes - 1);
 }
 
 std::size_t DwmacModel::rx_fifo_capacity() const {
@@ -861,7 +889,11 @@ std::uint32_t DwmacModel::rx_checksum_status(std::span<const std::byte> frame) c
     std::uint32_t rdes1 = kRdes1Ipv4;
     if (ihl < 20 || ip.size() < ihl || fold(sum16(ip.first(ihl))) != 0xFFFF) rdes1 |= kRdes1Iphe;
     const auto protocol = static_cast<std::uint8_t>(ip[9]);
-    const std::uint32_t pt = protocol == 17 ? 1 : protocol == 6 ? 2 : protocol == 1 ? 3 : protocol == 2 ? 4 : 0;
+    const std::uint32_t pt = protocol == 17  ? 1
+                             : protocol == 6 ? 2
+                             : protocol == 1 ? 3
+                             : protocol == 2 ? 4
+                                             : 0;
     rdes1 |= pt;
     if ((rdes1 & kRdes1Iphe) != 0 || total < ihl || total > ip.size()) return rdes1;
     const auto l4 = ip.subspan(ihl, total - ihl);
@@ -992,9 +1024,8 @@ bool DwmacModel::deliver_rx(const RxFrame& frame) {
     const bool first = i == 0;
     const bool last = i + 1 == slots.size();
     const bool ioc = (slot.words[3] & kRdes3Ioc) != 0;
-    const std::uint32_t buffers[2] = {
-        (slot.words[3] & kRdes3Buf1v) != 0 ? slot.words[0] : 0u,
-        (slot.words[3] & kRdes3Buf2v) != 0 ? slot.words[2] : 0u};
+    const std::uint32_t buffers[2] = {(slot.words[3] & kRdes3Buf1v) != 0 ? slot.words[0] : 0u,
+                                      (slot.words[3] & kRdes3Buf2v) != 0 ? slot.words[2] : 0u};
     const bool valid[2] = {(slot.words[3] & kRdes3Buf1v) != 0, (slot.words[3] & kRdes3Buf2v) != 0};
     for (int b = 0; b < 2; ++b) {
       if (!valid[b] || done == total) continue;
@@ -1020,8 +1051,8 @@ bool DwmacModel::deliver_rx(const RxFrame& frame) {
       wb[3] |= (l3.ethertype >= 0x0600 ? 1u : 0u) << kRdes3LtShift;  // LT: 1 type, 0 length
       if (ipc) {
         // Checksums are over the frame without the FCS, if it was kept.
-        const bool fcs_kept = (regs_[reg::kMacConfiguration] &
-                               (l3.ethertype >= 0x0600 ? kMacCst : kMacAcs)) == 0;
+        const bool fcs_kept =
+            (regs_[reg::kMacConfiguration] & (l3.ethertype >= 0x0600 ? kMacCst : kMacAcs)) == 0;
         wb[1] = rx_checksum_status(bytes.first(total - (fcs_kept ? fcs : 0)));
         if (wb[1] != 0) wb[3] |= kRdes3Rs1v;
       }

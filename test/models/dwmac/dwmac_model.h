@@ -37,8 +37,10 @@ class DwmacModel final : public mmio::RegisterBus {
     // Linux prints User ID from 15:8). §1's "expect 0x00005241" swaps the bytes.
     std::uint32_t version = 0x0000'4152;
     std::uint32_t fifo_size_field = 4;  // HW_FEATURE1 RX/TXFIFOSIZE: 128 << 4 = 2 KiB each (JH7110)
-    unsigned reset_reads = 3;  // DMA_MODE reads that still show SWR=1 after a reset; 0 = never clears (stuck)
-    unsigned mdio_busy_reads = 2;  // MDIO_ADDRESS reads that still show GB=1; 0 = never clears (stuck)
+    unsigned reset_reads =
+        3;  // DMA_MODE reads that still show SWR=1 after a reset; 0 = never clears (stuck)
+    unsigned mdio_busy_reads =
+        2;  // MDIO_ADDRESS reads that still show GB=1; 0 = never clears (stuck)
     PhyModel::Options phy;
   };
   DwmacModel(DmaRegion& dma, Options options);
@@ -59,12 +61,13 @@ class DwmacModel final : public mmio::RegisterBus {
     bool overflow = false;
   };
   enum class RxOutcome {
-    kDelivered,  // written to descriptors (RI if IOC)
-    kQueued,  // held in the MTL RX FIFO: RX DMA suspended for want of descriptors (RBU)
-    kDroppedOff,  // MAC RE clear, RXQ0 not enabled (RXQ_CTRL0), or in reset
+    kDelivered,        // written to descriptors (RI if IOC)
+    kQueued,           // held in the MTL RX FIFO: RX DMA suspended for want of descriptors (RBU)
+    kDroppedOff,       // MAC RE clear, RXQ0 not enabled (RXQ_CTRL0), or in reset
     kDroppedFifoFull,  // FIFO full while suspended: counted in DMA_CH0_MISS_FRAME_CNT
-    kDroppedFiltered,  // destination not our MAC_ADDRESS0, not broadcast, not (PM) multicast, PR clear
-    kDroppedError,  // error frame and MTL_RXQ0_OPERATION_MODE.FEP clear
+    kDroppedFiltered,  // destination not our MAC_ADDRESS0, not broadcast, not (PM) multicast, PR
+                       // clear
+    kDroppedError,     // error frame and MTL_RXQ0_OPERATION_MODE.FEP clear
   };
   // (An overload, not a default argument: clang cannot use RxFault's member
   // initializers inside DwmacModel's own definition.)
@@ -99,8 +102,12 @@ class DwmacModel final : public mmio::RegisterBus {
   DmaState rx_state() const { return rx_.state; }
   std::uint64_t tx_current_descriptor() const { return tx_.current; }  // also CURRENT_APP_TXDESC
   std::uint64_t rx_current_descriptor() const { return rx_.current; }
-  std::size_t rx_fifo_frames() const { return rx_fifo_.size(); }  // frames waiting in the MTL RX FIFO
-  std::size_t tx_fifo_frames() const { return tx_fifo_.size(); }  // sent frames held while TE is clear
+  std::size_t rx_fifo_frames() const {
+    return rx_fifo_.size();
+  }  // frames waiting in the MTL RX FIFO
+  std::size_t tx_fifo_frames() const {
+    return tx_fifo_.size();
+  }  // sent frames held while TE is clear
   bool in_reset() const { return reset_reads_left_ > 0 || stuck_reset_; }
   std::uint32_t peek(std::uint32_t offset) const;  // register value without read side effects
 

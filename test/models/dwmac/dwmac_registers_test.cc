@@ -35,11 +35,11 @@ TEST(DwmacRegisters, SoftResetReturnsRegistersToResetValues) {
   ASSERT_NE(rig.read(facts::kMacConfiguration), 0u);
   ASSERT_TRUE(rig.soft_reset());
   for (std::uint32_t offset :
-       {facts::kMacConfiguration, facts::kMacPacketFilter, facts::kMacRxqCtrl0, facts::kDmaSysbusMode,
-        facts::kCh0Control, facts::kCh0TxControl, facts::kCh0RxControl, facts::kCh0TxListAddress,
-        facts::kCh0RxListAddress, facts::kCh0TxTail, facts::kCh0RxTail, facts::kCh0TxRingLength,
-        facts::kCh0RxRingLength, facts::kCh0InterruptEnable, facts::kCh0Status,
-        facts::kMtlRxq0OperationMode}) {
+       {facts::kMacConfiguration, facts::kMacPacketFilter, facts::kMacRxqCtrl0,
+        facts::kDmaSysbusMode, facts::kCh0Control, facts::kCh0TxControl, facts::kCh0RxControl,
+        facts::kCh0TxListAddress, facts::kCh0RxListAddress, facts::kCh0TxTail, facts::kCh0RxTail,
+        facts::kCh0TxRingLength, facts::kCh0RxRingLength, facts::kCh0InterruptEnable,
+        facts::kCh0Status, facts::kMtlRxq0OperationMode}) {
     EXPECT_EQ(rig.read(offset), 0u) << std::hex << offset;
   }
   EXPECT_EQ(rig.read(facts::kDmaMode), 0u);

@@ -17,9 +17,9 @@ constexpr std::uint16_t kBmsrAbilities = 0x7949;
 constexpr std::uint16_t kBmsrLink = 1u << 2;
 constexpr std::uint16_t kBmsrAnComplete = 1u << 5;
 
-constexpr std::uint16_t kAnarDefault = 0x01E1;  // 10/100 half/full, IEEE 802.3 selector
+constexpr std::uint16_t kAnarDefault = 0x01E1;    // 10/100 half/full, IEEE 802.3 selector
 constexpr std::uint16_t kAnlparPartner = 0x45E1;  // partner: 10/100 half/full, ack, pause
-constexpr std::uint16_t kGbcrDefault = 0x0200;  // advertise 1000BASE-T full duplex
+constexpr std::uint16_t kGbcrDefault = 0x0200;    // advertise 1000BASE-T full duplex
 // 1000BASE-T status: local/remote receiver OK, partner 1000 full (11) / half (10).
 constexpr std::uint16_t kGbsrReceiversOk = 0x3000;
 constexpr std::uint16_t kGbsrPartnerFull = 1u << 11;
@@ -111,7 +111,9 @@ std::uint16_t PhyModel::read(std::uint8_t reg) {
       return kGbsrReceiversOk | (options_.full_duplex ? kGbsrPartnerFull : kGbsrPartnerHalf);
     case kSpecificStatus: {
       if (!up) return 0;
-      const unsigned speed = options_.speed == Speed::k1000 ? 2 : options_.speed == Speed::k100 ? 1 : 0;
+      const unsigned speed = options_.speed == Speed::k1000  ? 2
+                             : options_.speed == Speed::k100 ? 1
+                                                             : 0;
       std::uint16_t value = static_cast<std::uint16_t>(speed << kSsSpeedShift);
       if (options_.full_duplex) value |= kSsFullDuplex;
       return value | kSsResolved | kSsLink;

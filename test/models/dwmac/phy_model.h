@@ -22,7 +22,7 @@ class PhyModel {
  public:
   enum class Speed { k10, k100, k1000 };
   struct Options {
-    std::uint8_t address = 0;  // Star64 eth0: PHY at MDIO address 0
+    std::uint8_t address = 0;        // Star64 eth0: PHY at MDIO address 0
     std::uint32_t id = 0x4F51'E91B;  // YT8531 (PHYID1 << 16 | PHYID2)
     bool link_up = true;
     Speed speed = Speed::k1000;

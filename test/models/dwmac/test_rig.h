@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <vector>
@@ -121,7 +122,9 @@ inline std::vector<std::byte> frame_to(std::span<const std::byte> dst, std::size
   return f;
 }
 
-inline std::vector<std::byte> our_mac() { return bytes({0x6c, 0xcf, 0x39, 0x00, 0x75, 0x5b}); }
+inline std::vector<std::byte> our_mac() {
+  return bytes({0x6c, 0xcf, 0x39, 0x00, 0x75, 0x5b});
+}
 
 inline std::vector<std::byte> frame_to_us(std::size_t size, int seed = 0) {
   return frame_to(our_mac(), size, seed);
@@ -132,7 +135,7 @@ struct RigOptions {
   std::uint32_t rx_count = 8;
   std::uint32_t rx_buffer = 1536;
   std::uint32_t dsl = 0;  // descriptor skip, 8-byte units
-  bool start = true;  // ST/SR and TE/RE at the end of init
+  bool start = true;      // ST/SR and TE/RE at the end of init
 };
 
 class Rig {
@@ -145,7 +148,8 @@ class Rig {
 
   explicit Rig(DwmacModel::Options options = {})
       : region_(DmaRegion::create(1u << 20)), mac_(*region_, options) {
-    mac_.on_transmit([this](std::span<const std::byte> f) { sent.emplace_back(f.begin(), f.end()); });
+    mac_.on_transmit(
+        [this](std::span<const std::byte> f) { sent.emplace_back(f.begin(), f.end()); });
   }
 
   DwmacModel& mac() { return mac_; }
