@@ -73,7 +73,12 @@ int main(int argc, char** argv) {
   std::uint64_t wire_tx = 0;
   model.on_transmit([&](std::span<const std::byte>) { ++wire_tx; });
   Dwmac driver;
-  if (!driver.init({.base = 0x1603'0000, .model = &model, .mac = kMac}, pages).ok()) {
+  const Dwmac::Config config{.base = 0x1603'0000,
+                             .model = &model,
+                             .mac = kMac,
+                             .params = {},
+                             .link_wait_ns = 1'000'000'000};
+  if (!driver.init(config, pages).ok()) {
     std::fprintf(stderr, "init failed\n");
     return 1;
   }

@@ -16,18 +16,16 @@ namespace starling::dwmac {
 struct alignas(16) Descriptor {
   std::uint32_t word[4];
 
-  std::uint32_t load(int i) const {
-    return __atomic_load_n(&word[i], __ATOMIC_RELAXED);
-  }
-  void store(int i, std::uint32_t value) {
-    __atomic_store_n(&word[i], value, __ATOMIC_RELAXED);
-  }
+  std::uint32_t load(int i) const { return __atomic_load_n(&word[i], __ATOMIC_RELAXED); }
+  void store(int i, std::uint32_t value) { __atomic_store_n(&word[i], value, __ATOMIC_RELAXED); }
 };
 static_assert(sizeof(Descriptor) == 16);
 
 namespace desc {
 
-constexpr std::uint32_t bit(unsigned n) { return std::uint32_t{1} << n; }
+constexpr std::uint32_t bit(unsigned n) {
+  return std::uint32_t{1} << n;
+}
 
 // DES3 of every format: OWN = the DMA's.
 inline constexpr std::uint32_t kOwn = bit(31);

@@ -26,16 +26,19 @@ static_assert(Dwmac::kBufferBytes % 8 == 0 && Dwmac::kBufferBytes >= 1522 + 4);
 static_assert(hal::kMaxFrameBytes <= desc::kTxBuffer1LengthMask);
 
 // Always on: the summaries and a fatal bus error. RIE/TIE come and go.
-constexpr std::uint32_t kInterruptsAlways = dma_status::kNis | dma_status::kAis |
-                                            dma_status::kFbe;
+constexpr std::uint32_t kInterruptsAlways = dma_status::kNis | dma_status::kAis | dma_status::kFbe;
 
 constexpr std::uint64_t kFourGiB = std::uint64_t{1} << 32;
 
 // Trap context: only mark the device ready (irq:: leaves the source masked
 // until wait_for_work() has acknowledged the device).
-void on_interrupt(void* driver) { static_cast<Dwmac*>(driver)->interrupt(); }
+void on_interrupt(void* driver) {
+  static_cast<Dwmac*>(driver)->interrupt();
+}
 
-std::uint32_t low32(mem::PhysAddr address) { return static_cast<std::uint32_t>(address); }
+std::uint32_t low32(mem::PhysAddr address) {
+  return static_cast<std::uint32_t>(address);
+}
 
 void print_hex_line(const char* text, std::uint32_t value) {
   console::print(text);
@@ -132,8 +135,9 @@ Result<void> Dwmac::reset_core() {
   const std::uint64_t deadline = hal::now_ns() + kResetTimeoutNs;
   while ((regs_.read(kDmaMode) & dma_mode::kSwr) != 0) {
     if (hal::now_ns() > deadline) {
-      console::print("dwmac: software reset (DMA_MODE.SWR) did not complete; "
-                     "are the GMAC clocks and the PHY RX clock running?\n");
+      console::print(
+          "dwmac: software reset (DMA_MODE.SWR) did not complete; "
+          "are the GMAC clocks and the PHY RX clock running?\n");
       return Unexpected(Error::kTimedOut);
     }
   }
@@ -171,7 +175,7 @@ void Dwmac::configure() {
 
   // Step 6: rings. RX slots are armed first so the tail written below
   // covers them; the addresses are below 4 GiB (allocate()).
-  refill_rx();  // writes no tail yet: SR is off, the tail written here is overwritten below
+  refill_rx();  // also writes the tail, harmless while SR is off; written again below
   regs_.write(kDmaCh0TxDescListHigh, 0);
   regs_.write(kDmaCh0TxDescListAddress, low32(tx_ring_phys_));
   regs_.write(kDmaCh0RxDescListHigh, 0);
@@ -193,8 +197,8 @@ void Dwmac::configure() {
   const std::uint32_t rqs = hw_feature1::rx_fifo_bytes(hw_feature1_) / 256 - 1;
   regs_.write(kMtlTxq0OperationMode,
               mtl_txq::kTsf | mtl_txq::kTxqEnabled | (tqs & 0x1FF) << mtl_txq::kTqsShift);
-  regs_.write(kMtlRxq0OperationMode, mtl_rxq::kRsf | mtl_rxq::kFep |
-                                         (rqs & 0x3FF) << mtl_rxq::kRqsShift);
+  regs_.write(kMtlRxq0OperationMode,
+              mtl_rxq::kRsf | mtl_rxq::kFep | (rqs & 0x3FF) << mtl_rxq::kRqsShift);
   regs_.write(kMtlRxqDmaMap0, 0);  // queue 0 -> DMA channel 0
 
   // Step 9: MAC. Queue 0 on; perfect filter on address 0 plus broadcast and
@@ -238,7 +242,9 @@ void Dwmac::program_speed() {
   regs_.write(kMacConfiguration, value);
 }
 
-void Dwmac::set_interrupts(std::uint32_t enable) { regs_.write(kDmaCh0InterruptEnable, enable); }
+void Dwmac::set_interrupts(std::uint32_t enable) {
+  regs_.write(kDmaCh0InterruptEnable, enable);
+}
 
 Result<hal::LinkState> Dwmac::poll_link() {
   auto now = phy_.poll();
@@ -347,8 +353,8 @@ std::size_t Dwmac::receive(std::span<hal::RxFrame> out) {
       ++driver_stats_.rx_checksum_errors;  // delivered: lwIP checks and drops it
     }
     rx_state_[buffer] = BufferState::kHeld;
-    out[count++] = hal::RxFrame{
-        .data = std::span(mem::to_pointer(rx_buffer_phys(buffer)), length), .handle = buffer};
+    out[count++] = hal::RxFrame{.data = std::span(mem::to_pointer(rx_buffer_phys(buffer)), length),
+                                .handle = buffer};
     ++stats_.rx_frames;
     stats_.rx_bytes += length;
   }
@@ -410,8 +416,8 @@ void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t by
   d.store(2, desc::kTxIoc | bytes);
   // The frame bytes and TDES0-2 before OWN.
   barrier::before_own();
-  d.store(3, desc::kOwn | desc::kFirst | desc::kLast |
-                 (tx_checksum_ ? desc::kTxChecksumFull : 0) | bytes);
+  d.store(3, desc::kOwn | desc::kFirst | desc::kLast | (tx_checksum_ ? desc::kTxChecksumFull : 0) |
+                 bytes);
   ++tx_head_;
   ++stats_.tx_frames;
   stats_.tx_bytes += bytes;
@@ -540,8 +546,8 @@ async::Task<void> Dwmac::wait_for_work() {
     reclaim_tx();
     if (rx_ready() || (tx_full && tx_in_flight() < kTxRingSize - 1u)) break;  // raced
     if (irq_ != 0) irq::unmask(irq_);
-    auto woken = co_await async::with_deadline(async::as_task(interrupt_.wait()),
-                                               next_link_poll_ns_);
+    auto woken =
+        co_await async::with_deadline(async::as_task(interrupt_.wait()), next_link_poll_ns_);
     if (woken.ok()) {
       ++stats_.interrupts;
     } else if (woken.error() != Error::kTimedOut) {

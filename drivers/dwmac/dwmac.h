@@ -89,9 +89,9 @@ class Dwmac {
     std::uint32_t sysbus_mode = reg::sysbus::kFb | reg::sysbus::kBlen16 | reg::sysbus::kBlen8 |
                                 reg::sysbus::kBlen4 | reg::sysbus::rd_osr_limit(3) |
                                 reg::sysbus::wr_osr_limit(3);
-    bool descriptor_prefetch = true;      // DMA_MODE.DCHE, honoured only on cores >= 5.20
-    std::uint32_t mdio_clock_range = 5;   // CR: JH7110 U-Boot uses 5 (250-300 MHz)
-    std::uint8_t phy_address = 0;         // Star64 eth0: PHY at MDIO address 0
+    bool descriptor_prefetch = true;     // DMA_MODE.DCHE, honoured only on cores >= 5.20
+    std::uint32_t mdio_clock_range = 5;  // CR: JH7110 U-Boot uses 5 (250-300 MHz)
+    std::uint8_t phy_address = 0;        // Star64 eth0: PHY at MDIO address 0
     std::uint16_t phy_rx_delay_ps = 1500, phy_tx_delay_ps = 0;  // Star64 DT: rx 1500 ps
     bool checksum_offload = true;  // TX CIC + RX IPC when HW_FEATURE0 says the core has them
   };
@@ -107,8 +107,8 @@ class Dwmac {
 
   struct DriverStats {
     std::uint64_t rx_buffer_unavailable = 0, tx_buffer_unavailable = 0, rx_error_frames = 0,
-                  rx_crc_errors = 0, rx_checksum_errors = 0, fatal_bus_errors = 0,
-                  recoveries = 0, link_changes = 0, tx_completions = 0;
+                  rx_crc_errors = 0, rx_checksum_errors = 0, fatal_bus_errors = 0, recoveries = 0,
+                  link_changes = 0, tx_completions = 0;
     std::uint64_t rx_spanning_frames = 0;  // longer than a buffer: dropped
     std::uint64_t tx_error_frames = 0;     // TDES3.ES on write-back
   };

@@ -69,7 +69,8 @@ class DwmacTest : public ::testing::Test {
         driver_.interrupt();
       }
     });
-    model_->on_transmit([this](std::span<const std::byte> f) { sent_.emplace_back(f.begin(), f.end()); });
+    model_->on_transmit(
+        [this](std::span<const std::byte> f) { sent_.emplace_back(f.begin(), f.end()); });
     return driver_.init({.base = 0x1603'0000,
                          .model = model_.get(),
                          .mac = kMac,

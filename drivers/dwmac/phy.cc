@@ -31,7 +31,7 @@ constexpr std::uint16_t kYtLink = 1u << 10;
 constexpr std::uint16_t kYtRxcDelayEnable = 1u << 8;
 constexpr std::uint32_t kYtRxcDelayPs = 1900;
 constexpr std::uint32_t kYtDelayStepPs = 150;
-constexpr std::uint16_t kYtRxDelayShift = 10;  // 13:10
+constexpr std::uint16_t kYtRxDelayShift = 10;   // 13:10
 constexpr std::uint16_t kYtFeTxDelayShift = 4;  // 7:4
 constexpr std::uint16_t kYtGeTxDelayShift = 0;  // 3:0
 constexpr std::uint16_t kYtDelayFieldMask = 0xF;
@@ -98,12 +98,12 @@ Result<void> Phy::configure_yt8531_delays(Delays delays) const {
     rx_ps -= kYtRxcDelayPs;
   }
   const std::uint16_t tx_steps = delay_steps(delays.tx_ps);
-  std::uint16_t rgmii_value = *rgmii & ~((kYtDelayFieldMask << kYtRxDelayShift) |
-                                         (kYtDelayFieldMask << kYtFeTxDelayShift) |
-                                         (kYtDelayFieldMask << kYtGeTxDelayShift));
-  rgmii_value |= static_cast<std::uint16_t>(delay_steps(rx_ps) << kYtRxDelayShift |
-                                            tx_steps << kYtFeTxDelayShift |
-                                            tx_steps << kYtGeTxDelayShift);
+  std::uint16_t rgmii_value =
+      *rgmii & ~((kYtDelayFieldMask << kYtRxDelayShift) | (kYtDelayFieldMask << kYtFeTxDelayShift) |
+                 (kYtDelayFieldMask << kYtGeTxDelayShift));
+  rgmii_value |=
+      static_cast<std::uint16_t>(delay_steps(rx_ps) << kYtRxDelayShift |
+                                 tx_steps << kYtFeTxDelayShift | tx_steps << kYtGeTxDelayShift);
   if (auto ok = write_extended(kYtChipConfig, chip_value); !ok.ok()) return ok;
   return write_extended(kYtRgmiiConfig1, rgmii_value);
 }

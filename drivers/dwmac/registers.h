@@ -9,8 +9,12 @@
 // are used.
 namespace starling::dwmac::reg {
 
-constexpr std::uint32_t bit(unsigned n) { return std::uint32_t{1} << n; }
-constexpr std::uint32_t field(std::uint32_t value, unsigned shift) { return value << shift; }
+constexpr std::uint32_t bit(unsigned n) {
+  return std::uint32_t{1} << n;
+}
+constexpr std::uint32_t field(std::uint32_t value, unsigned shift) {
+  return value << shift;
+}
 
 // --- MAC (§1) ---
 inline constexpr std::uint32_t kMacConfiguration = 0x000;
@@ -50,8 +54,12 @@ inline constexpr std::uint32_t kRxCoe = bit(16);
 inline constexpr std::uint32_t kMacHwFeature1 = 0x120;
 namespace hw_feature1 {
 // FIFO bytes = 128 << field.
-constexpr std::uint32_t rx_fifo_bytes(std::uint32_t v) { return 128u << (v & 0x1F); }
-constexpr std::uint32_t tx_fifo_bytes(std::uint32_t v) { return 128u << ((v >> 6) & 0x1F); }
+constexpr std::uint32_t rx_fifo_bytes(std::uint32_t v) {
+  return 128u << (v & 0x1F);
+}
+constexpr std::uint32_t tx_fifo_bytes(std::uint32_t v) {
+  return 128u << ((v >> 6) & 0x1F);
+}
 }  // namespace hw_feature1
 inline constexpr std::uint32_t kMacHwFeature2 = 0x124;
 inline constexpr std::uint32_t kMacHwFeature3 = 0x128;
@@ -63,7 +71,7 @@ inline constexpr std::uint32_t kC45e = bit(1);
 inline constexpr unsigned kGocShift = 2;  // 01 write, 11 read
 inline constexpr std::uint32_t kGocWrite = 1;
 inline constexpr std::uint32_t kGocRead = 3;
-inline constexpr unsigned kCrShift = 8;  // 11:8 CSR clock range
+inline constexpr unsigned kCrShift = 8;    // 11:8 CSR clock range
 inline constexpr unsigned kRdaShift = 16;  // 20:16 register
 inline constexpr unsigned kPaShift = 21;   // 25:21 PHY address
 }  // namespace mdio_address
@@ -111,8 +119,12 @@ inline constexpr std::uint32_t kBlen16 = bit(3);
 inline constexpr std::uint32_t kBlen32 = bit(4);
 inline constexpr std::uint32_t kEame = bit(11);
 inline constexpr std::uint32_t kAal = bit(12);
-constexpr std::uint32_t rd_osr_limit(std::uint32_t n) { return field(n & 0xF, 16); }
-constexpr std::uint32_t wr_osr_limit(std::uint32_t n) { return field(n & 0xF, 24); }
+constexpr std::uint32_t rd_osr_limit(std::uint32_t n) {
+  return field(n & 0xF, 16);
+}
+constexpr std::uint32_t wr_osr_limit(std::uint32_t n) {
+  return field(n & 0xF, 24);
+}
 }  // namespace sysbus
 inline constexpr std::uint32_t kDmaInterruptStatus = 0x1008;
 
@@ -125,15 +137,21 @@ inline constexpr std::uint32_t kDmaCh0TxControl = 0x1104;
 namespace ch_tx_control {
 inline constexpr std::uint32_t kSt = bit(0);
 inline constexpr std::uint32_t kOsf = bit(4);
-constexpr std::uint32_t txpbl(std::uint32_t pbl) { return field(pbl & 0x3F, 16); }
+constexpr std::uint32_t txpbl(std::uint32_t pbl) {
+  return field(pbl & 0x3F, 16);
+}
 }  // namespace ch_tx_control
 inline constexpr std::uint32_t kDmaCh0RxControl = 0x1108;
 namespace ch_rx_control {
 inline constexpr std::uint32_t kSr = bit(0);
 // RBSZ occupies 14:1 and holds the size in bytes: the register value is
 // bytes << 1 (§3).
-constexpr std::uint32_t rbsz(std::uint32_t bytes) { return field(bytes & 0x3FFF, 1); }
-constexpr std::uint32_t rxpbl(std::uint32_t pbl) { return field(pbl & 0x3F, 16); }
+constexpr std::uint32_t rbsz(std::uint32_t bytes) {
+  return field(bytes & 0x3FFF, 1);
+}
+constexpr std::uint32_t rxpbl(std::uint32_t pbl) {
+  return field(pbl & 0x3F, 16);
+}
 }  // namespace ch_rx_control
 inline constexpr std::uint32_t kDmaCh0TxDescListHigh = 0x1110;
 inline constexpr std::uint32_t kDmaCh0TxDescListAddress = 0x1114;
@@ -169,8 +187,12 @@ inline constexpr std::uint32_t kAis = bit(14);
 inline constexpr std::uint32_t kNis = bit(15);
 // Every write-1-to-clear flag (the TEB/REB error codes above are read-only).
 inline constexpr std::uint32_t kAllFlags = 0xFFFF;
-constexpr std::uint32_t tx_error_bits(std::uint32_t s) { return (s >> 16) & 7; }
-constexpr std::uint32_t rx_error_bits(std::uint32_t s) { return (s >> 19) & 7; }
+constexpr std::uint32_t tx_error_bits(std::uint32_t s) {
+  return (s >> 16) & 7;
+}
+constexpr std::uint32_t rx_error_bits(std::uint32_t s) {
+  return (s >> 19) & 7;
+}
 }  // namespace dma_status
 
 }  // namespace starling::dwmac::reg
