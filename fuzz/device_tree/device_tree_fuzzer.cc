@@ -37,7 +37,8 @@ void walk_properties(const DeviceTree& tree, const Node& node) {
     check_inside(tree, property->bytes().data(), property->size());
     (void)property->as_u32();
     (void)property->as_u64();
-    if (auto text = property->as_string(); text.ok()) check_inside(tree, text->data(), text->size());
+    if (auto text = property->as_string(); text.ok())
+      check_inside(tree, text->data(), text->size());
     for (std::size_t i = 0; i < 8; ++i) {
       const auto string = property->string_at(i);
       if (!string) break;

@@ -129,12 +129,12 @@ void check_back_to(const Usage& baseline, const Usage& now) {
 // and netif, started once (lwIP's netif list is global).
 struct Harness {
   Harness() : arena(8u << 20), frames(arena), use_frames(frames), netif(nic) {
-    check(netif.start(net::IpConfig{.dhcp = false,
-                                    .address = 0x0A00020F,
-                                    .netmask = 0xFFFFFF00,
-                                    .gateway = 0x0A000202})
-              .ok(),
-          "netif start");
+    check(
+        netif
+            .start(net::IpConfig{
+                .dhcp = false, .address = 0x0A00020F, .netmask = 0xFFFFFF00, .gateway = 0x0A000202})
+            .ok(),
+        "netif start");
     NETIF_SET_CHECKSUM_CTRL(netif.lwip_netif(), NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_UDP |
                                                     NETIF_CHECKSUM_GEN_TCP |
                                                     NETIF_CHECKSUM_GEN_ICMP);
