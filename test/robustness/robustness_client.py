@@ -10,6 +10,11 @@
   the guest's, and crafts IPv4/UDP/TCP frames itself (struct only). Cases:
   malformed/truncated frames, jumbo frames, an RX flood, a TCP client that
   stops answering and then resets.
+--mode abuse: the raw wire again, with a TCP client of its own (RawConn):
+  a SYN flood beyond the PCB table whose SYN-ACKs are never answered
+  (half-open), a slow handshake, a zero-window peer, an RST storm, a client
+  that never reads; an echo connection opened first must echo byte-exact
+  after each, refusals and resets are counted (tcp_refused_*, tcp_resets).
 --mode tcp: user networking + hostfwd (real sockets): more TCP connections
   than MEMP_NUM_TCP_PCB (64), refusals counted, the first ones keep echoing,
   then all vanish with SO_LINGER 0 (RST).
@@ -527,16 +532,269 @@ def run_tcp(args):
         print(text[-2500:])
 
 
+# ---------------------------------------------------------------- tcp abuse (wire)
+
+class RawConn:
+    """A TCP client of our own over the raw wire: the test decides every
+    segment (window, ACKs, RSTs) the guest sees."""
+
+    def __init__(self, w, sport, port=1236, window=65535):
+        self.w, self.sport, self.port, self.window = w, sport, port, window
+        w.tcp_owned.add(sport)
+        self.iss = 10000 + sport * 7
+        self.snd_nxt = self.iss + 1
+        self.rcv_nxt = None
+        self.got = b""
+
+    def _seg(self, seq, ack, flags, payload=b"", window=None):
+        seg = tcp_seg(self.sport, self.port, seq, ack, flags, payload,
+                      window=self.window if window is None else window)
+        self.w.send(self.w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
+
+    def _mine(self, l4):
+        return struct.unpack("!HH", l4[:4]) == (self.port, self.sport)
+
+    def connect(self, timeout=3):
+        self._seg(self.iss, 0, SYN)
+        synack = self.w.recv_ip(6, lambda l4: self._mine(l4) and l4[13] & (SYN | ACK) == (SYN | ACK), timeout)
+        if synack is None:
+            return False
+        self.rcv_nxt = (struct.unpack("!I", synack[4:8])[0] + 1) & 0xFFFFFFFF
+        self._seg(self.snd_nxt, self.rcv_nxt, ACK)
+        return True
+
+    def send(self, data):
+        self._seg(self.snd_nxt, self.rcv_nxt, ACK | PSH, data)
+        self.snd_nxt += len(data)
+
+    def pump(self, timeout, want=None, ack=True, window=None):
+        """Takes the guest's in-order data for up to `timeout` s (or until
+        `want` bytes are in); ACKs it unless ack=False. Returns bytes taken."""
+        deadline = time.monotonic() + timeout
+        taken = 0
+        while time.monotonic() < deadline and (want is None or len(self.got) < want):
+            l4 = self.w.recv_ip(6, self._mine, max(0.01, deadline - time.monotonic()))
+            if l4 is None:
+                break
+            if l4[13] & RST:
+                self.reset_seen = True
+                continue
+            seq = struct.unpack("!I", l4[4:8])[0]
+            payload = l4[(l4[12] >> 4) * 4:]
+            if payload and seq == self.rcv_nxt and ack:
+                self.got += payload
+                taken += len(payload)
+                self.rcv_nxt = (self.rcv_nxt + len(payload)) & 0xFFFFFFFF
+            if ack:
+                self._seg(self.snd_nxt, self.rcv_nxt, ACK, window=window)
+        return taken
+
+    def echo(self, data, timeout=5):
+        """Sends data and waits for it to come back byte-exact."""
+        start = len(self.got)
+        self.send(data)
+        self.pump(timeout, want=start + len(data))
+        if len(self.got) < start + len(data):
+            # one retransmission of ours, in case the guest dropped it
+            self._seg(self.snd_nxt - len(data), self.rcv_nxt, ACK | PSH, data)
+            self.pump(timeout, want=start + len(data))
+        return self.got[start:start + len(data)] == data
+
+    def reset(self):
+        self._seg(self.snd_nxt, self.rcv_nxt or 0, RST | ACK)
+
+    def reset_exact(self):
+        """An RST at exactly the guest's rcv_nxt, learnt from the ACK the
+        guest sends for a segment beyond its window (what we sent may not all
+        have been accepted). False if the guest did not answer."""
+        self.w.drain()
+        self._seg(self.snd_nxt + (1 << 20), self.rcv_nxt, ACK)
+        l4 = self.w.recv_ip(6, lambda l4: self._mine(l4) and l4[13] & ACK, 3)
+        if l4 is None:
+            return False
+        self._seg(struct.unpack("!I", l4[8:12])[0], 0, RST)
+        return True
+
+
+def run_abuse(args):
+    w = Wire()
+    g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
+    rnd = random.Random(7)
+    try:
+        if not g.wait_ready():
+            check(False, "guest printed 'echo: ready'")
+            return
+        baseline = w.stats()
+        check(baseline is not None, "baseline stats over the raw wire")
+        if baseline is None:
+            return
+        baseline = settled_stats(w.stats, baseline, 3) or baseline
+        print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
+
+        # An established echo connection that must survive everything below.
+        anchor = RawConn(w, 7001)
+        check(anchor.connect(), "anchor: connected")
+        check(anchor.echo(b"anchor before the abuse\n"), "anchor: echoes before the abuse")
+        # The baseline while the anchor is open: one connection's worth more.
+        time.sleep(0.5)
+        with_anchor = w.stats() or baseline
+
+        def anchor_ok(case):
+            msg = b"anchor after %s %s\n" % (case.encode(), bytes(rnd.randrange(97, 123) for _ in range(100)))
+            check(anchor.echo(msg), f"{case}: the anchor connection still echoes byte-exact")
+
+        # 1. SYN flood beyond the PCB limit (64); the SYN-ACKs are never
+        #    answered, so every one is also a half-open connection.
+        before = w.stats()
+        flood_ports = list(range(20000, 20000 + args.syn_flood))
+        w.tcp_owned.update(flood_ports)
+        for i, port in enumerate(flood_ports):
+            w.send(w.eth(0x0800, ip_hdr(6, 20) + tcp_seg(port, 1236, 5000 + i, 0, SYN)))
+            time.sleep(0.001)
+        time.sleep(1.0)
+        mid = w.stats()
+        if mid:
+            print(f"      syn flood: {args.syn_flood} SYNs; guest tcp_pcbs_used={mid['tcp_pcbs_used']} "
+                  f"tcp_pcbs_max={mid['tcp_pcbs_max']} deltas "
+                  f"{delta(before, mid, ('tcp_refused_pool', 'tcp_refused_backlog', 'tcp_accepted'))}", flush=True)
+            check(mid["tcp_pcbs_used"] <= 64, "syn flood: PCBs in use within MEMP_NUM_TCP_PCB (64)")
+            check(mid["tcp_pcbs_max"] <= 64, "syn flood: PCB high-water within MEMP_NUM_TCP_PCB (64)")
+            check(mid["tcp_refused_pool"] + mid["tcp_refused_backlog"]
+                  > before["tcp_refused_pool"] + before["tcp_refused_backlog"],
+                  "syn flood: the SYNs beyond the table were refused and counted")
+        anchor_ok("syn flood")
+        w.drain()
+        # half-open ones time out (lwIP: SYN_RCVD for 20 s at most)
+        after = back_to_baseline_long("syn flood (half-open timed out)", w.stats, with_anchor, 45)
+        c = RawConn(w, 7002)
+        check(c.connect() and c.echo(b"after the flood\n"), "syn flood: a new connection is served afterwards")
+        c.reset()
+
+        # 2. half-open connections that complete late or never: a handshake
+        #    whose final ACK comes only after a while, and SYNs retransmitted.
+        late = RawConn(w, 7003)
+        late._seg(late.iss, 0, SYN)
+        time.sleep(0.5)
+        late._seg(late.iss, 0, SYN)  # a retransmitted SYN: no second PCB
+        synack = w.recv_ip(6, lambda l4: late._mine(l4) and l4[13] & SYN, 3)
+        check(synack is not None, "half-open: SYN-ACK for a slow handshake")
+        if synack:
+            late.rcv_nxt = (struct.unpack("!I", synack[4:8])[0] + 1) & 0xFFFFFFFF
+            time.sleep(2.0)
+            late._seg(late.snd_nxt, late.rcv_nxt, ACK)
+            check(late.echo(b"completed late\n"), "half-open: a handshake completed after 2 s echoes")
+        late.reset()
+        anchor_ok("half-open")
+
+        # 3. zero-window peer: data sent, but our window is 0 while the echo
+        #    waits; then the window opens and every byte must arrive.
+        zw = RawConn(w, 7004, window=0)
+        check(zw.connect(), "zero window: connected")
+        data = bytes(rnd.randrange(256) for _ in range(3000))
+        zw._seg(zw.snd_nxt, zw.rcv_nxt, ACK | PSH, data[:1400], window=0)
+        zw._seg(zw.snd_nxt + 1400, zw.rcv_nxt, ACK | PSH, data[1400:], window=0)
+        zw.snd_nxt += len(data)
+        leaked = 0
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            l4 = w.recv_ip(6, zw._mine, 0.2)
+            if l4 is not None:
+                leaked = max(leaked, len(l4) - (l4[12] >> 4) * 4)
+        check(leaked <= 1, f"zero window: guest sent no more than a 1-byte probe ({leaked})")
+        mid = w.stats()
+        anchor_ok("zero window")
+        zw.window = 65535
+        zw._seg(zw.snd_nxt, zw.rcv_nxt, ACK, window=65535)
+        zw.pump(8, want=len(data))
+        check(zw.got == data, f"zero window: all {len(data)} bytes echoed once the window opened ({len(zw.got)})")
+        zw.reset()
+
+        # 4. RST storm at a victim connection: out-of-window and in-window
+        #    (not exactly rcv_nxt) RSTs must not kill it (RFC 5961 challenge
+        #    ACK); RSTs for connections that do not exist are ignored; then
+        #    one exact RST ends it and is counted.
+        before = w.stats()
+        victim = RawConn(w, 7005)
+        check(victim.connect() and victim.echo(b"victim before\n"), "rst storm: victim echoes")
+        for i in range(args.rst_storm):
+            off = rnd.choice((rnd.randrange(1 << 20, 1 << 31), -rnd.randrange(1, 1 << 20),
+                              rnd.randrange(1, 4096)))
+            victim._seg((victim.snd_nxt + off) & 0xFFFFFFFF, victim.rcv_nxt, RST)
+            w.send(w.eth(0x0800, ip_hdr(6, 20) + tcp_seg(30000 + i, 1236, rnd.randrange(1 << 32), 0, RST)))
+        time.sleep(0.5)
+        w.drain()
+        check(victim.echo(b"victim after the storm\n"), "rst storm: victim survives out-of-window/in-window RSTs")
+        anchor_ok("rst storm")
+        victim._seg(victim.snd_nxt, victim.rcv_nxt, RST)
+        time.sleep(0.5)
+        mid = w.stats()
+        d = delta(before, mid, ("tcp_resets", "tcp_accepted"))
+        if d:
+            print(f"      rst storm: {args.rst_storm} RSTs at the victim + {args.rst_storm} to no connection; deltas {d}", flush=True)
+            check(d["tcp_resets"] == 1, "rst storm: exactly the one exact RST reset a connection (tcp_resets +1)")
+
+        # 5. a client that never reads: it sends and sends, never ACKs the
+        #    echo, its window closes; the guest's memory for it must stay
+        #    bounded, other connections unaffected, and all freed on RST.
+        nr = RawConn(w, 7006, window=4096)
+        check(nr.connect(), "never reads: connected")
+        chunk = bytes(rnd.randrange(256) for _ in range(1400))
+        for _ in range(args.never_read_segments):
+            nr._seg(nr.snd_nxt, nr.rcv_nxt, ACK | PSH, chunk, window=0)
+            nr.snd_nxt += len(chunk)
+            time.sleep(0.002)
+        time.sleep(2.0)
+        w.drain()
+        mid = w.stats()
+        if mid:
+            print(f"      never reads: sent {args.never_read_segments} x 1400 bytes; guest tcp_segs_used={mid['tcp_segs_used']} "
+                  f"pbuf_pool_used={mid['pbuf_pool_used']} rx_wrappers_used={mid['rx_wrappers_used']} "
+                  f"heap_max={mid['lwip_heap_max_bytes']}", flush=True)
+            check(mid["rx_wrappers_used"] - baseline["rx_wrappers_used"] <= 64,
+                  "never reads: RX buffers held for it are bounded (<= 64 over baseline)")
+        anchor_ok("never reads")
+        check(nr.reset_exact(), "never reads: reset at the guest's rcv_nxt")
+
+        check(anchor.echo(b"anchor at the end\n"), "anchor: still echoes at the end")
+        anchor.reset()
+        after = back_to_baseline_long("final", w.stats, baseline, 45)
+        if after:
+            print(f"      totals: {delta(baseline, after, ('tcp_accepted', 'tcp_refused_pool', 'tcp_refused_backlog', 'tcp_resets'))}",
+                  flush=True)
+        echo_works(w, "final")
+    finally:
+        text = g.console()
+        g.stop()
+        w.close()
+        check("PANIC" not in text, "console shows no PANIC")
+        check("FAIL" not in text, "console shows no FAIL")
+        print("---- console (tail) ----")
+        print(text[-2500:])
+
+
+def back_to_baseline_long(case, get, baseline, timeout):
+    s = settled_stats(get, baseline, timeout)
+    if s is None:
+        check(False, f"{case}: no stats reply")
+        return None
+    diff = {k: (baseline[k], s[k]) for k in POOL_KEYS if s[k] != baseline[k]}
+    check(not diff, f"{case}: pool counts back at baseline {'' if not diff else diff}")
+    return s
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--launcher", required=True)
-    ap.add_argument("--mode", choices=("wire", "tcp"), required=True)
+    ap.add_argument("--mode", choices=("wire", "tcp", "abuse"), required=True)
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--flood", type=int, default=5000)
     ap.add_argument("--connections", type=int, default=80)
+    ap.add_argument("--syn-flood", type=int, default=200)
+    ap.add_argument("--rst-storm", type=int, default=200)
+    ap.add_argument("--never-read-segments", type=int, default=100)
     args = ap.parse_args()
     random.seed(1)
-    (run_wire if args.mode == "wire" else run_tcp)(args)
+    {"wire": run_wire, "tcp": run_tcp, "abuse": run_abuse}[args.mode](args)
     print("PASS" if not failures else f"{len(failures)} FAILURES")
     return 1 if failures else 0
 
