@@ -4,6 +4,7 @@
 #   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
 #            [--legs echo,reflector,linux[,host]] [--rates LIST] [--samples N]
 #            [--out DIR] [--host-echo P] [--smoke]
+#   (--legs host needs --host-echo: //apps/echo:host, the host board)
 #
 # Each leg is one function (leg_echo, leg_reflector, leg_linux, leg_host):
 # it makes its own network namespace(s), starts its peer, measures
@@ -19,7 +20,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -154,8 +155,9 @@ image_bytes() {
 # comes from a second boot under -icount at one moderate rate; the sweep's
 # own stats deltas are host ticks and are renamed to say so.
 readonly icount_args=(-icount shift=0)
-cost_rate=20M
+cost_rate=20M,200M
 cost_samples=3000
+host_cost_rate=10M  # callgrind runs the host board ~50 times slower
 
 # Boots, waits for the first echo (sets first_echo), records it.
 boot_and_probe() {
@@ -250,26 +252,73 @@ leg_linux() {
 }
 
 # The host board: apps/echo as a Linux process over the DWMAC driver and its
-# model on a TAP (//apps/echo:host, when it exists). Same generator, same
-# namespace layout as the QEMU legs.
+# model on a TAP (//apps/echo:host, --host-echo). Same generator, same
+# namespace layout as the QEMU legs. Then the cost of a packet: the same
+# binary under callgrind, dumped (callgrind_control -d) right before and
+# after a run at one moderate rate; the second dump's total over the echoed
+# packets (the guest's udp_echoed delta) is instructions per packet, idle
+# loop included (the host board idles in ppoll, in the kernel).
 leg_host() {
   if [[ -z "$host_echo" ]]; then
     note "host: no --host-echo binary (//apps/echo:host); leg skipped"
     return 0
   fi
-  local ns="${prefix}h"
+  local ns="${prefix}h" status=0 start
   make_tap_ns "$ns"
-  ip netns exec "$ns" timeout 900 "$host_echo" --tap=tap0 --ip="$guest_ip/24,gw=$tap_ip" \
+  local board_args=(--tap=tap0 --mac="$guest_mac" --ip="$guest_ip/24,gw=$tap_ip")
+  start=$(date +%s%N)
+  ip netns exec "$ns" timeout 900 "$host_echo" "${board_args[@]}" \
     </dev/null >"$out/host.console.log" 2>&1 &
   local server=$!
   pids+=("$server")
-  local status=0
-  loadgen_in "$ns" --target "$guest_ip" --probe-first-echo --since-realtime-ns "$(date +%s%N)" \
-    --probe-timeout 30 >/dev/null || status=$?
+  local first
+  if ! first=$(loadgen_in "$ns" --target "$guest_ip" --probe-first-echo \
+      --since-realtime-ns "$start" --probe-timeout 30); then
+    note "host: no echo from the host board; console:"
+    tail -20 "$out/host.console.log" >&2
+    return 1
+  fi
+  echo "host ${first}" >>"$out/figures.txt"
+  echo "host binary_bytes=$(stat -L -c %s "$host_echo")" >>"$out/figures.txt"
   # shellcheck disable=SC2046
-  [[ $status -ne 0 ]] || loadgen_in "$ns" --target "$guest_ip" --require-util $(sweep_args) \
+  loadgen_in "$ns" --target "$guest_ip" --require-util $(sweep_args) \
     --stats --stats-file "$out/host.stats" >"$out/host.csv" || status=$?
   stop_pid "$server"
+
+  if ! command -v valgrind >/dev/null || ! command -v callgrind_control >/dev/null; then
+    note "host: valgrind not installed: no instructions per packet"
+    return $status
+  fi
+  rm -f "$out"/host.callgrind.*
+  # Not under `timeout`: callgrind_control needs valgrind's own pid ($!, as
+  # ip netns exec execs); cleanup() kills it whatever happens.
+  ip netns exec "$ns" valgrind --tool=callgrind --callgrind-out-file="$out/host.callgrind" \
+    "$host_echo" "${board_args[@]}" </dev/null >"$out/host.callgrind.log" 2>&1 &
+  server=$!
+  pids+=("$server")
+  if ! loadgen_in "$ns" --target "$guest_ip" --probe-first-echo --since-realtime-ns "$(date +%s%N)" \
+      --probe-timeout 60 >/dev/null; then
+    note "host: no echo under callgrind (a sanitizer build? use --config=bench)"
+    stop_pid "$server"
+    return 1
+  fi
+  callgrind_control -d "$server" >/dev/null 2>&1
+  loadgen_in "$ns" --target "$guest_ip" --rates "$host_cost_rate" --samples "$cost_samples" \
+    --warmup 200 --cooldown 200 --max-seconds 60 --drain-ms 500 --stats \
+    --stats-file "$out/host.cost.stats" >"$out/host.callgrind.csv" || status=$?
+  callgrind_control -d "$server" >/dev/null 2>&1
+  stop_pid "$server"
+  local last packets instructions
+  last=$(ls -v "$out"/host.callgrind.* 2>/dev/null | grep -E 'callgrind\.[0-9]+(\.[0-9]+)?$' | tail -1)
+  instructions=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$last" | head -1)
+  packets=$(sed -n 's/.*packets=\([0-9]*\) (udp_echoed).*/\1/p' "$out/host.cost.stats" | tail -1)
+  if [[ -n "$instructions" && -n "$packets" && "$packets" -gt 0 ]]; then
+    awk -v i="$instructions" -v p="$packets" \
+      'BEGIN { printf "host callgrind_instructions_per_packet=%.1f (%d instructions, %d packets)\n", i / p, i, p }' \
+      >>"$out/figures.txt"
+  else
+    note "host: no callgrind figure (dump '$last', packets '${packets:-}')"
+  fi
   ip netns del "$ns"
   return $status
 }
@@ -297,8 +346,19 @@ plot "$out/$leg.csv" every ::1 using (\$1/1e6):(\$2/1e6) with linespoints title 
 GNUPLOT
 }
 
-# The highest Receive_Throughput of a CSV, bits/s.
+# The highest Receive_Throughput of a CSV, bits/s; clean_peak: among the
+# rows with no bad packet (below saturation).
 peak() { awk -F, 'NR > 1 && $2 > m { m = $2 } END { printf "%.0f", m }' "$1"; }
+clean_peak() { awk -F, 'NR > 1 && $10 == 0 && $2 > m { m = $2 } END { printf "%.0f", m }' "$1"; }
+
+# "A/B peak = x, clean peak = y" for two legs' CSVs.
+ratio() {
+  awk -v name="$1" -v a="$(peak "$2")" -v b="$(peak "$3")" -v ca="$(clean_peak "$2")" \
+    -v cb="$(clean_peak "$3")" 'BEGIN {
+      printf "ratio %s peak_receive = %.3f", name, (b > 0 ? a / b : 0)
+      printf ", zero-bad peak_receive = %.3f\n", (cb > 0 ? ca / cb : 0)
+    }'
+}
 
 # The smoke test's checks: header exact, one row, 12 numeric columns, no bad packets.
 check_smoke_csv() {
@@ -345,20 +405,18 @@ fi
   echo "# bench/echo summary $(date -u +%Y-%m-%dT%H:%MZ), rates $rates, $samples samples"
   for leg in "${leg_list[@]}"; do
     [[ -f "$out/$leg.csv" ]] || continue
-    echo "$leg peak_receive_bps=$(peak "$out/$leg.csv")"
+    echo "$leg peak_receive_bps=$(peak "$out/$leg.csv") zero_bad_peak_receive_bps=$(clean_peak "$out/$leg.csv")"
   done
   cat "$out/figures.txt"
   for leg in "${leg_list[@]}"; do
     [[ ! -f "$out/$leg.stats" ]] || sed "s/^/$leg sweep /" "$out/$leg.stats"
-    [[ ! -f "$out/$leg.cost.stats" ]] || sed "s/^/$leg icount /" "$out/$leg.cost.stats"
+    [[ ! -f "$out/$leg.cost.stats" ]] || sed "s/^/$leg cost /" "$out/$leg.cost.stats"
   done
   if [[ -f "$out/echo.csv" && -f "$out/reflector.csv" ]]; then
-    awk -v e="$(peak "$out/echo.csv")" -v r="$(peak "$out/reflector.csv")" \
-      'BEGIN { if (r > 0) printf "ratio echo/reflector peak throughput = %.3f\n", e / r }'
+    ratio echo/reflector "$out/echo.csv" "$out/reflector.csv"
   fi
   if [[ -f "$out/host.csv" && -f "$out/linux.csv" ]]; then
-    awk -v h="$(peak "$out/host.csv")" -v l="$(peak "$out/linux.csv")" \
-      'BEGIN { if (l > 0) printf "ratio host/linux peak throughput = %.3f\n", h / l }'
+    ratio host/linux "$out/host.csv" "$out/linux.csv"
   fi
 } >"$out/summary.txt"
 cat "$out/summary.txt"

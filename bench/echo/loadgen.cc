@@ -362,7 +362,7 @@ std::optional<StatsLine> query_stats(const Options& o) {
     t = RawTransport::open(o, kStatsEtherType);
   } else {
     Options udp = o;
-    udp.port = 1235;  // the echo app answers stats on its UDP port only
+    udp.port = o.stats_port;  // the echo app answers stats on its UDP echo port
     t = UdpTransport::open(udp);
   }
   if (!t) return std::nullopt;
@@ -453,7 +453,7 @@ void report_stats(const Options& o, double rate, const StatsLine& before, const 
     packets = stats_delta(before, after, "reflected");
     what = "reflected";
   }
-  const auto instret = stats_delta(before, after, "instret");
+  auto instret = stats_delta(before, after, "instret");
   const auto cycles = stats_delta(before, after, "cycles");
   const auto uptime = stats_delta(before, after, "uptime_ns");
   char buffer[256];
@@ -461,6 +461,8 @@ void report_stats(const Options& o, double rate, const StatsLine& before, const 
     std::snprintf(buffer, sizeof buffer, " packets=%" PRIu64 " (%s)", *packets, what);
     out += buffer;
   }
+  // A board without an instruction counter (the host board) reports 0.
+  if (instret && *instret == 0) instret.reset();
   if (packets && *packets > 0 && instret) {
     std::snprintf(buffer, sizeof buffer, " instret_delta=%" PRIu64 " instret_per_packet=%.1f",
                   *instret, static_cast<double>(*instret) / static_cast<double>(*packets));

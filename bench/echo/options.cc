@@ -1,7 +1,9 @@
 #include "bench/echo/options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace starling::bench {
 
@@ -33,6 +35,8 @@ Prints the CSV header and one row per rate on stdout; notes on stderr.
                          rate; print instructions per echoed packet and the
                          high-water marks (stderr, or --stats-file)
   --stats-file PATH      append those figures to PATH as key=value lines
+  --stats-port N         UDP port of the stats query (default: --port for
+                         udp, 1235 for tcp; raw uses a 0x88B5 frame)
   --iface NAME           raw: interface to send and receive frames on
   --dst-mac MAC          raw: the guest's MAC (aa:bb:cc:dd:ee:ff)
   --src-ip IP            raw: our IPv4 in the frames
@@ -139,6 +143,28 @@ ParsedOptions parse_options(std::span<const std::string_view> args) {
       if (flag == "--no-header") o.header = false;
       continue;
     }
+    static constexpr std::string_view kValued[] = {"--target",
+                                                   "--port",
+                                                   "--transport",
+                                                   "--rates",
+                                                   "--size",
+                                                   "--samples",
+                                                   "--warmup",
+                                                   "--cooldown",
+                                                   "--max-seconds",
+                                                   "--drain-ms",
+                                                   "--util-port",
+                                                   "--stats-port",
+                                                   "--stats-file",
+                                                   "--iface",
+                                                   "--dst-mac",
+                                                   "--src-ip",
+                                                   "--since-realtime-ns",
+                                                   "--probe-timeout"};
+    if (std::find(std::begin(kValued), std::end(kValued), flag) == std::end(kValued)) {
+      if (!flag.starts_with("-")) return fail("unexpected argument '" + std::string(flag) + "'");
+      return fail("unknown flag '" + std::string(flag) + "' (see --help)");
+    }
     if (!has_value) {
       if (i + 1 >= args.size()) {
         if (!flag.starts_with("--")) return fail("unexpected argument '" + std::string(flag) + "'");
@@ -153,10 +179,19 @@ ParsedOptions parse_options(std::span<const std::string_view> args) {
     if (flag == "--target") {
       if (!valid_ipv4(value)) return bad("expected an IPv4 address");
       o.target = value;
-    } else if (flag == "--port" || flag == "--util-port") {
+    } else if (flag == "--port" || flag == "--util-port" || flag == "--stats-port") {
       auto v = parse_number<unsigned>(value);
-      if (!v || *v > 65535 || (flag == "--port" && *v == 0)) return bad("expected a port number");
-      (flag == "--port" ? o.port : o.util_port) = static_cast<std::uint16_t>(*v);
+      if (!v || *v > 65535 || (flag != "--util-port" && *v == 0)) {
+        return bad("expected a port number");
+      }
+      const auto port = static_cast<std::uint16_t>(*v);
+      if (flag == "--port") {
+        o.port = port;
+      } else if (flag == "--util-port") {
+        o.util_port = port;
+      } else {
+        o.stats_port = port;
+      }
     } else if (flag == "--transport") {
       if (value == "udp") {
         o.transport = Transport::kUdp;
@@ -239,6 +274,7 @@ ParsedOptions parse_options(std::span<const std::string_view> args) {
   if (o.transport == Transport::kTcp && o.probe) {
     return fail("--probe-first-echo: probes are UDP (or raw), not --transport tcp");
   }
+  if (o.stats_port == 0) o.stats_port = o.transport == Transport::kUdp ? o.port : 1235;
   if (o.size == 0) o.size = o.transport == Transport::kTcp ? 1460 : 1472;
   if (o.transport == Transport::kRaw && o.size > 1472) {
     return fail("--size: a raw frame holds at most 1472 payload bytes");

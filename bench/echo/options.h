@@ -28,12 +28,13 @@ struct Options {
   std::uint64_t drain_ms = 500;
   std::uint16_t util_port = 1237;  // 0: no utilisation service
   bool require_util = false;
-  bool stats = false;      // STARLING-STATS around each rate
-  std::string stats_file;  // derived figures go here (else stderr)
-  std::string iface;       // raw: the interface the guest is on
-  std::string dst_mac;     // raw: the guest's MAC
-  std::string src_ip;      // raw: our IPv4 in the frames we build
-  bool probe = false;      // boot-to-first-echo instead of a sweep
+  bool stats = false;            // STARLING-STATS around each rate
+  std::string stats_file;        // derived figures go here (else stderr)
+  std::uint16_t stats_port = 0;  // 0 until parsed: --port (udp) or 1235 (tcp)
+  std::string iface;             // raw: the interface the guest is on
+  std::string dst_mac;           // raw: the guest's MAC
+  std::string src_ip;            // raw: our IPv4 in the frames we build
+  bool probe = false;            // boot-to-first-echo instead of a sweep
   std::uint64_t since_realtime_ns = 0;
   double probe_timeout_s = 30;
   bool header = true;

@@ -35,6 +35,16 @@ TEST(Options, DefaultsAndSizes) {
   ASSERT_TRUE(tcp.options) << tcp.error;
   EXPECT_EQ(tcp.options->size, 1460u);
   EXPECT_EQ(tcp.options->port, 1236);
+  EXPECT_EQ(tcp.options->stats_port, 1235);
+  auto forwarded = parse({"--target", "127.0.0.1", "--port", "15235", "--rates", "1M"});
+  ASSERT_TRUE(forwarded.options) << forwarded.error;
+  EXPECT_EQ(forwarded.options->stats_port, 15235);
+}
+
+TEST(Options, UnknownFlagIsNamedEvenWithoutAValue) {
+  auto r = parse({"--target", "10.0.2.15", "--rates", "1M", "--bogus"});
+  ASSERT_FALSE(r.options);
+  EXPECT_EQ(r.error, "unknown flag '--bogus' (see --help)");
 }
 
 TEST(Options, ErrorsNameTheFlag) {
