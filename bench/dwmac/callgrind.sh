@@ -41,4 +41,8 @@ callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null |
       printf "driver entry points inclusive: receive %.0f, release %.0f, transmit %.0f\n", rx, rel, tx
       printf "model inside register accesses: read32 %.0f, write32 %.0f\n", mr, mw
       printf "driver instructions per frame (%s, %d frames): %.1f\n", mode, frames, driver / frames
+      if (mode == "both") {
+        printf "  RX (receive + release): %.1f per frame\n", (rx + rel - mr) / n
+        printf "  TX (transmit, copy included, model excluded): %.1f per frame\n", (tx - mw) / n
+      }
     }'
