@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "drivers/dwmac/registers.h"
+#include "drivers/irq/irq.h"
+#include "drivers/irq/plic.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/sleep.h"
@@ -61,17 +63,24 @@ class DwmacTest : public ::testing::Test {
 
   // The model with `options`, then the driver's init().
   Result<void> start(DwmacModel::Options options = jh7110(), Dwmac::BoardParams params = {},
-                     std::uint64_t link_wait_ns = 1'000'000'000) {
+                     std::uint64_t link_wait_ns = 1'000'000'000, std::uint32_t irq = 0) {
     model_ = std::make_unique<DwmacModel>(*region_, options);
-    model_->on_interrupt_line([this](bool up) {
-      if (up) {
-        ++line_raised_;
-        driver_.interrupt();
+    model_->on_interrupt_line([this, irq](bool up) {
+      if (!up) return;
+      ++line_raised_;
+      if (irq == 0) {
+        driver_.interrupt();  // no PLIC: the line's owner calls interrupt()
+        return;
       }
+      // Through the PLIC: the trap claims the source and irq:: dispatches.
+      plic_words_[kClaim / 4] = irq;
+      irq::dispatch();
+      plic_words_[kClaim / 4] = 0;
     });
     model_->on_transmit(
         [this](std::span<const std::byte> f) { sent_.emplace_back(f.begin(), f.end()); });
     return driver_.init({.base = 0x1603'0000,
+                         .irq = irq,
                          .model = model_.get(),
                          .mac = kMac,
                          .params = params,
@@ -99,7 +108,11 @@ class DwmacTest : public ::testing::Test {
 
   Result<void> wait() { return executor_.block_on(driver_.wait_for_work()); }
 
+  static constexpr std::uint32_t kContext = 1;
+  static constexpr std::uintptr_t kClaim = 0x200004 + 0x1000 * kContext;
   std::vector<std::byte> arena_;
+  std::vector<std::uint32_t> plic_words_ = std::vector<std::uint32_t>(0x202000 / 4, 0);
+  Plic plic_{{reinterpret_cast<std::uintptr_t>(plic_words_.data()), kContext, 136}};
   async::FrameAllocator frames_;
   async::ScopedFrameAllocator use_frames_;
   async::Executor executor_;
@@ -242,6 +255,10 @@ TEST_F(DwmacTest, SingleAndBatchedFramesBothWays) {
   got = drain();
   ASSERT_EQ(got.size(), 40u);
   for (std::uint32_t i = 0; i < 40; ++i) EXPECT_EQ(got[i], frame_of(100 + i, 60 + i * 30));
+  // §4: the RX tail stays just past the last armed descriptor: 41 consumed
+  // and re-armed = 255 + 41 slots, modulo the ring.
+  const std::uint32_t rx_base = reg(reg::kDmaCh0RxDescListAddress);
+  EXPECT_EQ(reg(reg::kDmaCh0RxDescTailPointer), rx_base + (255 + 41) % 256 * 16);
 
   auto one = frame_of(7, 1514);
   std::span<const std::byte> single[] = {one};
@@ -256,6 +273,8 @@ TEST_F(DwmacTest, SingleAndBatchedFramesBothWays) {
   EXPECT_EQ(model_->counters().tail_writes_tx, tail_writes + 1);  // one tail write per burst
   ASSERT_EQ(sent_.size(), 51u);
   for (std::uint32_t i = 0; i < 50; ++i) EXPECT_EQ(sent_[1 + i], out[i]);
+  EXPECT_EQ(reg(reg::kDmaCh0TxDescTailPointer), reg(reg::kDmaCh0TxDescListAddress) + 51 * 16);
+  EXPECT_EQ(model_->tx_current_descriptor(), reg(reg::kDmaCh0TxDescListAddress) + 51 * 16);
   const auto& s = driver_.stats();
   EXPECT_EQ(s.rx_frames, 41u);
   EXPECT_EQ(s.tx_frames, 51u);
@@ -443,6 +462,24 @@ TEST_F(DwmacTest, RxInterruptOnlyWhileSleeping) {
   EXPECT_EQ(reg(reg::kDmaCh0InterruptEnable) & reg::dma_status::kRi, 0u);
   EXPECT_FALSE(model_->interrupt_line());  // status acknowledged
   EXPECT_EQ(drain().size(), 1u);
+}
+
+// The Star64 way: macirq through the PLIC (source 7) and irq::'s one-shot
+// dispatch; wait_for_work() unmasks the source before sleeping.
+TEST_F(DwmacTest, InterruptThroughThePlic) {
+  plic_.init();
+  irq::init(plic_);
+  ASSERT_TRUE(start(jh7110(), {}, 1'000'000'000, 7).ok());
+  (void)executor_.spawn([&]() -> async::Task<void> {
+    co_await async::sleep_for(async::kMillisecond);
+    EXPECT_EQ(model_->receive_from_wire(frame_of(2, 60)), DwmacModel::RxOutcome::kDelivered);
+    co_return {};
+  }());
+  ASSERT_TRUE(wait().ok());
+  EXPECT_EQ(irq::delivered_count(7), 1u);
+  EXPECT_EQ(driver_.stats().interrupts, 1u);
+  EXPECT_EQ(drain().size(), 1u);
+  irq::detach(7);
 }
 
 // Link down and up at another speed: MAC_CONFIGURATION follows (§5 table);
