@@ -494,29 +494,40 @@ Result<bool> Dwmac::service() {
 
 Result<void> Dwmac::recover() {
   reclaim_tx();  // completed frames are done; the rest go again
-  // RX: every posted buffer back to the pool; frames written back but not
-  // yet received are lost (counted). Held buffers stay with the stack.
-  for (std::uint32_t i = rx_next_; i != rx_fill_; ++i) {
-    const std::uint32_t slot = i % kRxRingSize;
-    if ((rx_ring_[slot].load(3) & desc::kOwn) == 0) ++stats_.rx_drops;
-    free_rx_buffer(rx_slot_buffer_[slot]);
+  // RX: frames written back before the error (OWN clear, in order from
+  // rx_next_) are kept for receive(); buffers still armed go back to the
+  // pool. Held buffers stay with the stack.
+  std::uint32_t completed = 0;
+  while (rx_next_ + completed != rx_fill_ &&
+         (rx_ring_[(rx_next_ + completed) % kRxRingSize].load(3) & desc::kOwn) == 0) {
+    ++completed;
+  }
+  barrier::after_own();
+  for (std::uint32_t i = rx_next_ + completed; i != rx_fill_; ++i) {
+    free_rx_buffer(rx_slot_buffer_[i % kRxRingSize]);
   }
   if (auto ok = reset_core(); !ok.ok()) return ok;
-  // The DMA is stopped: plain copies of the rings are safe. TX frames still
-  // owned by the DMA move, in order, to slots 0..k-1 (a reset restarts the
-  // DMA at the list address), with their buffers.
+  // The DMA is stopped: plain copies of the rings are safe, and a reset
+  // restarts both DMA channels at their list address (slot 0).
+  // TX frames still owned by the DMA move, in order, to slots 0..k-1 with
+  // their buffers, and go out again.
   const std::uint32_t pending = tx_in_flight();
-  const std::uint32_t first = tx_clean_ % kTxRingSize;
-  std::rotate(tx_ring_, tx_ring_ + first, tx_ring_ + kTxRingSize);
-  std::rotate(tx_slot_buffer_.begin(), tx_slot_buffer_.begin() + first, tx_slot_buffer_.end());
+  const std::uint32_t tx_first = tx_clean_ % kTxRingSize;
+  std::rotate(tx_ring_, tx_ring_ + tx_first, tx_ring_ + kTxRingSize);
+  std::rotate(tx_slot_buffer_.begin(), tx_slot_buffer_.begin() + tx_first, tx_slot_buffer_.end());
   std::memset(static_cast<void*>(tx_ring_ + pending), 0,
               (kTxRingSize - pending) * sizeof(Descriptor));
-  std::memset(static_cast<void*>(rx_ring_), 0, kRingBytes);
   tx_clean_ = 0;
   tx_head_ = pending;
-  rx_next_ = rx_fill_ = 0;
-  rx_discarding_ = false;
-  configure();
+  // The kept RX descriptors move to the last slots (N-c .. N-1): receive()
+  // reads them first, while the DMA fills fresh slots from 0 on.
+  const std::uint32_t rx_first = (rx_next_ + completed) % kRxRingSize;
+  std::rotate(rx_ring_, rx_ring_ + rx_first, rx_ring_ + kRxRingSize);
+  std::rotate(rx_slot_buffer_.begin(), rx_slot_buffer_.begin() + rx_first, rx_slot_buffer_.end());
+  std::memset(static_cast<void*>(rx_ring_), 0, (kRxRingSize - completed) * sizeof(Descriptor));
+  rx_next_ = kRxRingSize - completed;
+  rx_fill_ = kRxRingSize;
+  configure();  // arms slots 0.. from the pool
   ++driver_stats_.recoveries;
   ++stats_.resets;
   return {};

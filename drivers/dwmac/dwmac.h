@@ -52,7 +52,7 @@
 //
 // Fatal bus error recovery: SWR and the init sequence again. RX buffers the
 // stack holds stay valid and are re-posted when released; RX frames written
-// back but not yet received are dropped (counted in rx_drops). TX frames
+// back but not yet received are kept and received first. TX frames
 // accepted but not completed (OWN still set) are moved, in order, to the
 // front of the ring and sent after the reset: none is lost; one that was
 // on the wire as the error struck may go out twice.
