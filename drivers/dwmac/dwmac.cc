@@ -476,6 +476,15 @@ Result<void> Dwmac::transmit_gather(std::span<const hal::TxFragment> fragments) 
 // ---- interrupts, link, recovery ----
 
 Result<bool> Dwmac::service() {
+  // Frames the MTL dropped while the RX DMA had no descriptors: MFC 10:0,
+  // MFCO 15 = it overflowed. Clear-on-read (the databook's behaviour per the
+  // model; HARDWARE.md §3 marks it unconfirmed).
+  const std::uint32_t missed = regs_.read(kDmaCh0MissFrameCount);
+  if (missed != 0) {
+    const std::uint32_t count = (missed & 0x8000) != 0 ? 0x800 : missed & 0x7FF;
+    driver_stats_.rx_missed_frames += count;
+    stats_.rx_drops += count;
+  }
   const std::uint32_t status = regs_.read(kDmaCh0Status);
   if ((status & dma_status::kAllFlags) == 0) return false;
   regs_.write(kDmaCh0Status, status & dma_status::kAllFlags);  // write 1 to clear

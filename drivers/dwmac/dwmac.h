@@ -110,6 +110,7 @@ class Dwmac {
                   rx_crc_errors = 0, rx_checksum_errors = 0, fatal_bus_errors = 0, recoveries = 0,
                   link_changes = 0, tx_completions = 0;
     std::uint64_t rx_spanning_frames = 0;  // longer than a buffer: dropped
+    std::uint64_t rx_missed_frames = 0;    // dropped by the MTL for want of descriptors
     std::uint64_t tx_error_frames = 0;     // TDES3.ES on write-back
   };
 

@@ -335,16 +335,29 @@ TEST_F(DwmacTest, RxBufferUnavailableRecoversOnRelease) {
   held.resize(255);
   ASSERT_EQ(model_->receive_from_wire(frame_of(999, 100)), DwmacModel::RxOutcome::kQueued);
   EXPECT_EQ(model_->rx_state(), DwmacModel::DmaState::kSuspended);
+  // The 2 KiB FIFO fills up: the MTL drops (MISS_FRAME_CNT).
+  int missed = 0;
+  for (int i = 0; i < 40; ++i) {
+    if (model_->receive_from_wire(frame_of(2000, 100)) == DwmacModel::RxOutcome::kDroppedFifoFull) {
+      ++missed;
+    }
+  }
+  ASSERT_GT(missed, 0);
+  const int queued = 40 - missed;
   hal::RxFrame none[4];
   EXPECT_EQ(driver_.receive(none), 0u);
   EXPECT_EQ(held[17].data.size(), 100u);
   EXPECT_EQ(std::vector<std::byte>(held[17].data.begin(), held[17].data.end()), frame_of(17, 100));
-  ASSERT_TRUE(driver_.release(held[17].handle).ok());  // one buffer back: the frame lands
-  EXPECT_EQ(model_->rx_fifo_frames(), 0u);
+  // One buffer back, plus the pool's spare (256 buffers, 255 slots): two
+  // queued frames land.
+  ASSERT_TRUE(driver_.release(held[17].handle).ok());
+  EXPECT_EQ(model_->rx_fifo_frames(), static_cast<std::size_t>(1 + queued - 2));
   ASSERT_TRUE(wait().ok());  // acknowledges RI and the RBU before it
-  hal::RxFrame got[4];
+  hal::RxFrame got[1];
   ASSERT_EQ(driver_.receive(got), 1u);
   EXPECT_EQ(std::vector<std::byte>(got[0].data.begin(), got[0].data.end()), frame_of(999, 100));
+  EXPECT_EQ(driver_.driver_stats().rx_missed_frames, static_cast<std::uint64_t>(missed));
+  EXPECT_EQ(driver_.stats().rx_drops, static_cast<std::uint64_t>(missed));
   EXPECT_FALSE(driver_.release(hal::RxHandle{5000}).ok());
   std::vector<hal::RxHandle> handles;
   for (std::size_t i = 0; i < held.size(); ++i) {
@@ -352,6 +365,9 @@ TEST_F(DwmacTest, RxBufferUnavailableRecoversOnRelease) {
   }
   handles.push_back(got[0].handle);
   ASSERT_TRUE(driver_.release(handles).ok());
+  // The frames the FIFO still held come in now.
+  EXPECT_EQ(model_->rx_fifo_frames(), 0u);
+  EXPECT_EQ(drain().size(), static_cast<std::size_t>(queued));
   EXPECT_FALSE(driver_.release(handles[3]).ok());  // already given back
   EXPECT_GE(driver_.driver_stats().rx_buffer_unavailable, 1u);
   for (std::uint32_t i = 0; i < 255; ++i) {
