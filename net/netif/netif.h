@@ -52,12 +52,13 @@ struct NetifStats {
   std::uint64_t rx_frames = 0;  // frames given to ethernet_input
   std::uint64_t rx_batches = 0;
   std::uint64_t tx_frames = 0;
-  std::uint64_t tx_chained = 0;     // frames of several pbufs sent as fragments (no extra copy)
-  std::uint64_t tx_gathered = 0;    // chains > kMaxTxFragments copied into the scratch frame first
-  std::uint64_t tx_busy_drops = 0;  // TX ring full: frame dropped
-  std::uint64_t tx_errors = 0;      // transmit() refused the frame otherwise
-  std::uint64_t wakeups = 0;        // wait_for_work() returned (work or spurious)
-  std::uint64_t timer_wakeups = 0;  // ... or lwIP's next timeout came first
+  std::uint64_t tx_chained = 0;      // frames of several pbufs sent as fragments (no extra copy)
+  std::uint64_t tx_gathered = 0;     // chains > kMaxTxFragments copied into the scratch frame first
+  std::uint64_t tx_busy_drops = 0;   // TX ring full: frame dropped
+  std::uint64_t tx_errors = 0;       // transmit() refused the frame otherwise
+  std::uint64_t wakeups = 0;         // wait_for_work() returned (work or spurious)
+  std::uint64_t timer_wakeups = 0;   // ... or lwIP's next timeout came first
+  std::uint64_t wait_no_memory = 0;  // no frame to wait in: slept 1 ms, went on
 };
 
 template <hal::Nic N, std::size_t kRxPoolSize = 256>
@@ -117,6 +118,11 @@ class Netif {
         ++stats_.wakeups;
       } else if (woke.error() == Error::kTimedOut) {
         ++stats_.timer_wakeups;
+      } else if (woke.error() == Error::kNoMemory) {
+        // No frame for the wait (the arena was full for a moment): the NIC
+        // is fine, so keep serving it; sleep_for needs no frame.
+        ++stats_.wait_no_memory;
+        co_await async::sleep_for(async::kMillisecond);
       } else {
         co_return Unexpected(woke.error());
       }
