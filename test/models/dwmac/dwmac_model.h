@@ -27,6 +27,26 @@
 // make progress, until it has nothing to do, suspends or stops. Descriptors and
 // buffers must lie in the DmaRegion (bus address == host address); any other
 // address is a fatal bus error, as an unmapped AXI access would be.
+//
+// Choices where the facts sheet is silent or says "unconfirmed":
+// - MAC_VERSION default 0x4152: §1's layout (SNPSVER 7:0) and LOG, not §1's
+//   "expect 0x00005241", which swaps the bytes.
+// - MAC_ADDRESS0 resets to all ones with AE (databook); SWR wipes it.
+// - MISS_FRAME_CNT is clear-on-read (MFC saturates at 2047, then MFCO).
+// - RXQ0EN must be exactly 2 (DCB/generic) to receive; 1 (AV) counts as off.
+// - Reaching the TX tail sets TBU (R); an RX frame meeting the tail or an
+//   OWN=0 descriptor sets RBU and suspends; only a tail write resumes (a new
+//   frame does not re-fetch).
+// - An RX frame is written whole or not at all (descriptors are checked
+//   first); non-LD descriptors carry the bytes transferred so far in PL
+//   (Zephyr's reading of the databook), LD the whole length.
+// - TX checksum insertion needs MTL TSF; CIC 10 keeps the pseudo-header sum
+//   the driver left in the field, CIC 11 computes it. IPv4 only on TX; RX
+//   checks IPv4 header + TCP/UDP/ICMP and IPv6 TCP/UDP.
+// - Not modelled: the RX watchdog (RI without IOC), ETI/ERI/CDE sources, TX
+//   error write-back, hash/perfect filters beyond MAC_ADDRESS0, the TX FIFO
+//   limit (frames held while TE is clear are unbounded), pad stripping (ACS),
+//   MAC/MTL interrupts (MAC_INTERRUPT_STATUS reads 0), EAME/40-bit addresses.
 namespace starling::model {
 
 class DwmacModel final : public mmio::RegisterBus {
@@ -40,8 +60,8 @@ class DwmacModel final : public mmio::RegisterBus {
     unsigned reset_reads =
         3;  // DMA_MODE reads that still show SWR=1 after a reset; 0 = never clears (stuck)
     unsigned mdio_busy_reads =
-        2;  // MDIO_ADDRESS reads that still show GB=1; 0 = never clears (stuck)
-    PhyModel::Options phy;
+        2;                    // MDIO_ADDRESS reads that still show GB=1; 0 = never clears (stuck)
+    PhyModel::Options phy{};  // an initializer, so designated initializers may omit it
   };
   DwmacModel(DmaRegion& dma, Options options);
   explicit DwmacModel(DmaRegion& dma);  // default Options

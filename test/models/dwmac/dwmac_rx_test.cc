@@ -157,10 +157,15 @@ TEST(DwmacRx, NoDescriptorSuspendsWithRbuAndFramesWaitUntilTheTailMoves) {
 TEST(DwmacRx, DescriptorNotOwnedSuspends) {
   Rig rig;
   ASSERT_TRUE(rig.init());
-  rig.rx_tail(8);  // Linux's initial RX tail = base + N·16, but nothing armed
+  // Linux's initial RX tail = base + N·16; descriptor 0 complete but for OWN.
+  rig.arm_rx(0);
+  rig.rx_desc(0)[3] &= ~facts::kOwn;
+  rig.rx_tail(8);
   EXPECT_EQ(rig.mac().receive_from_wire(frame_to_us(60)), Outcome::kQueued);
   EXPECT_NE(rig.read(facts::kCh0Status) & facts::kRbu, 0u);
-  rig.arm_rx(0);
+  EXPECT_EQ(rig.rx_desc(0)[0], static_cast<std::uint32_t>(rig.rx_buffer(0)));  // untouched
+  EXPECT_EQ(rig.mac().rx_current_descriptor(), rig.rx_desc_address(0));
+  rig.rx_desc(0)[3] |= facts::kOwn;
   rig.rx_tail(8);
   EXPECT_EQ(rig.mac().rx_fifo_frames(), 0u);
   EXPECT_EQ(rig.rx_desc(0)[3] & facts::kOwn, 0u);
@@ -182,6 +187,32 @@ TEST(DwmacRx, FullFifoDropsAndCountsMissedFrames) {
   arm(rig, 4);
   EXPECT_EQ(rig.mac().rx_fifo_frames(), 0u);
   EXPECT_EQ(rig.mac().counters().rx_delivered, 2u);
+}
+
+// §3 MISS_FRAME_CNT "10:0 MFC; 15 MFCO overflow".
+TEST(DwmacRx, MissedFrameCounterSaturatesWithOverflowBit) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  ASSERT_EQ(rig.mac().receive_from_wire(frame_to_us(2040)), Outcome::kQueued);
+  for (int i = 0; i < 2050; ++i)
+    ASSERT_EQ(rig.mac().receive_from_wire(frame_to_us(60)), Outcome::kDroppedFifoFull);
+  const std::uint32_t miss = rig.mac().peek(facts::kCh0MissFrameCount);
+  EXPECT_EQ(miss & 0x7FF, 0x7FFu);
+  EXPECT_NE(miss & (1u << 15), 0u);
+}
+
+// §3 "SR ... RPS rx process stopped"; SR again restarts from LIST_ADDRESS.
+TEST(DwmacRx, ClearingSrStopsWithRpsAndFramesWait) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  arm(rig, 4);
+  rig.write(facts::kCh0RxControl, rig.read(facts::kCh0RxControl) & ~facts::kSr);
+  EXPECT_EQ(rig.mac().rx_state(), State::kStopped);
+  EXPECT_NE(rig.read(facts::kCh0Status) & facts::kRps, 0u);
+  EXPECT_EQ(rig.mac().receive_from_wire(frame_to_us(60)), Outcome::kQueued);
+  rig.write(facts::kCh0RxControl, rig.read(facts::kCh0RxControl) | facts::kSr);
+  EXPECT_EQ(rig.mac().rx_fifo_frames(), 0u);
+  EXPECT_EQ(rig.rx_desc(0)[3] & facts::kOwn, 0u);
 }
 
 // §1 RXQ_CTRL0 "Queue 0 must be enabled or nothing is received (all drivers set 2)".

@@ -180,6 +180,31 @@ TEST(DwmacTx, FramesWaitInTheFifoUntilTe) {
   EXPECT_EQ(rig.read(facts::kMtlTxq0Debug) & (1u << 4), 0u);
 }
 
+// §2 MTL_TXQ0_OPERATION_MODE "0 FTQ flush TX queue" (U-Boot flushes on a
+// duplex change): frames held for TE are dropped, and the bit reads back 0.
+TEST(DwmacTx, FlushDropsQueuedFrames) {
+  Rig rig;
+  ASSERT_TRUE(rig.init({.start = false}));
+  rig.write(facts::kCh0TxControl, facts::kSt);
+  rig.post_tx(0, broadcast(60));
+  rig.tx_tail(1);
+  ASSERT_EQ(rig.mac().tx_fifo_frames(), 1u);
+  rig.write(facts::kMtlTxq0OperationMode, rig.read(facts::kMtlTxq0OperationMode) | 1u);
+  EXPECT_EQ(rig.mac().tx_fifo_frames(), 0u);
+  EXPECT_EQ(rig.read(facts::kMtlTxq0OperationMode) & 1u, 0u);
+  rig.write(facts::kMacConfiguration, facts::kTe);
+  EXPECT_TRUE(rig.sent.empty());
+}
+
+// §3 "TXDESC_LIST_ADDRESS ... writing resets the current pointer (R)".
+TEST(DwmacTx, ListAddressWriteWhileStoppedMovesTheCurrentPointer) {
+  Rig rig;
+  ASSERT_TRUE(rig.init({.start = false}));
+  rig.write(facts::kCh0TxListAddress, static_cast<std::uint32_t>(rig.tx_desc_address(2)));
+  EXPECT_EQ(rig.mac().tx_current_descriptor(), rig.tx_desc_address(2));
+  EXPECT_EQ(rig.read(facts::kCh0CurrentTxDesc), static_cast<std::uint32_t>(rig.tx_desc_address(2)));
+}
+
 // A stuck transmitter: the tail moves, nothing is fetched; §2 TXQ0_DEBUG
 // "TRCSTS 1 reading" is what U-Boot's stop waits out.
 TEST(DwmacTx, StallFetchesNothingUntilResumed) {

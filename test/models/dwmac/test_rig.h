@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
