@@ -74,7 +74,9 @@ Result<void> Dwmac::init(const Config& config, mem::PageAllocator& pages) {
 
   if (auto ok = phy_.bring_up({params_.phy_rx_delay_ps, params_.phy_tx_delay_ps}); !ok.ok()) {
     if (ok.error() == Error::kTimedOut) {
-      console::print("dwmac: MDIO or PHY reset timed out during PHY bring-up\n");
+      console::print((regs_.read(kMacMdioAddress) & mdio_address::kGb) != 0
+                         ? "dwmac: MDIO timed out: MAC_MDIO_ADDRESS.GB never cleared\n"
+                         : "dwmac: PHY soft reset (BMCR.15) never completed\n");
       return ok;
     }
     console::print("dwmac: no PHY answers at the configured MDIO address\n");
@@ -151,8 +153,15 @@ void Dwmac::read_features() {
   rx_checksum_ = params_.checksum_offload && (hw_feature0_ & hw_feature0::kRxCoe) != 0;
 }
 
-// A ring with nothing in flight: TX empty, RX posted from slot 0.
+// A ring with nothing in flight: TX empty, RX posted from slot 0. On a
+// second init() the buffers still armed go back to the pool (held ones stay
+// with the stack) and unsent TX frames are dropped (counted).
 void Dwmac::lay_out_fresh_rings() {
+  for (std::uint32_t i = rx_next_; i != rx_fill_; ++i) {
+    free_rx_buffer(rx_slot_buffer_[i % kRxRingSize]);
+  }
+  reclaim_tx();
+  stats_.tx_drops += tx_in_flight();
   std::memset(static_cast<void*>(tx_ring_), 0, kRingBytes);
   std::memset(static_cast<void*>(rx_ring_), 0, kRingBytes);
   tx_head_ = tx_clean_ = 0;
@@ -255,6 +264,14 @@ Result<hal::LinkState> Dwmac::poll_link() {
     if (link_.up || was_up) {
       ++driver_stats_.link_changes;
       ++stats_.config_changes;
+      if (!link_.up) {
+        console::print("dwmac: link down\n");
+      } else {
+        console::print(link_.speed == LinkSpeed::k1000  ? "dwmac: link up, 1000 Mb/s"
+                       : link_.speed == LinkSpeed::k100 ? "dwmac: link up, 100 Mb/s"
+                                                        : "dwmac: link up, 10 Mb/s");
+        console::print(link_.full_duplex ? ", full duplex\n" : ", half duplex\n");
+      }
     }
     program_speed();
   }

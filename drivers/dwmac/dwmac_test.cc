@@ -590,6 +590,41 @@ TEST_F(DwmacTest, FatalBusErrorOnRxKeepsReceivedFrames) {
   }
 }
 
+// init() again (a board re-probing): memory is reused, armed RX buffers
+// return to the pool, a held one stays valid, unsent TX frames are counted
+// as dropped, and traffic flows.
+TEST_F(DwmacTest, SecondInitReusesTheMemory) {
+  ASSERT_TRUE(start().ok());
+  ASSERT_EQ(model_->receive_from_wire(frame_of(1, 60)), DwmacModel::RxOutcome::kDelivered);
+  hal::RxFrame held[1];
+  ASSERT_EQ(driver_.receive(held), 1u);
+  model_->set_tx_stall(true);
+  auto f = frame_of(2, 60);
+  std::span<const std::byte> spans[] = {f, f, f};
+  ASSERT_EQ(*driver_.transmit(spans), 3u);
+  const auto free_pages = pages_.stats().free_pages;
+  ASSERT_TRUE(driver_
+                  .init({.base = 0x1603'0000,
+                         .model = model_.get(),
+                         .mac = kMac,
+                         .params = {},
+                         .link_wait_ns = 1'000'000'000},
+                        pages_)
+                  .ok());
+  EXPECT_EQ(pages_.stats().free_pages, free_pages);
+  EXPECT_EQ(driver_.stats().tx_drops, 3u);
+  EXPECT_EQ(std::vector<std::byte>(held[0].data.begin(), held[0].data.end()), frame_of(1, 60));
+  ASSERT_TRUE(driver_.release(held[0].handle).ok());
+  model_->set_tx_stall(false);
+  EXPECT_TRUE(sent_.empty());  // the reset forgot them
+  ASSERT_EQ(*driver_.transmit(spans), 3u);
+  EXPECT_EQ(sent_.size(), 3u);
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  EXPECT_EQ(drain().size(), 255u);
+}
+
 // IPv4/UDP with zero checksums: CIC = 11 makes the MAC (model) insert both;
 // a received frame with a bad UDP checksum is counted (IPC) and delivered.
 TEST_F(DwmacTest, ChecksumOffload) {
