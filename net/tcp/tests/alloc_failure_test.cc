@@ -133,14 +133,22 @@ Task<void> udp_echo_three(std::uint16_t port) {
 
 // ---------------------------------------------------------------- TCP
 
+// On an error the echo has lost bytes: reset (not FIN), so that the peer
+// cannot take a truncated echo for a complete one.
 Task<void> tcp_echo(TcpStream s) {
   std::array<std::byte, 1024> buf;
   for (;;) {
     Result<std::size_t> n = co_await s.read(buf);
-    if (!n) co_return Unexpected(n.error());
+    if (!n) {
+      s.abort();
+      co_return Unexpected(n.error());
+    }
     if (*n == 0) break;
     Result<std::size_t> w = co_await s.write(std::span(buf.data(), *n));
-    if (!w) co_return Unexpected(w.error());
+    if (!w) {
+      s.abort();
+      co_return Unexpected(w.error());
+    }
   }
   co_return s.close();
 }
