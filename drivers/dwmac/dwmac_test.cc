@@ -52,6 +52,20 @@ DwmacModel::Options jh7110() {
   return options;
 }
 
+// IPv4/UDP to us with both checksums left 0, for the MAC to fill in.
+std::vector<std::byte> udp_frame() {
+  std::vector<std::byte> f(14 + 20 + 8 + 18);
+  for (std::size_t i = 0; i < 6; ++i) f[i] = static_cast<std::byte>(kMac.bytes[i]);
+  f[6] = std::byte{2};
+  f[12] = std::byte{0x08};
+  const std::uint8_t ip[20] = {0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
+  for (int i = 0; i < 20; ++i) f[14 + i] = static_cast<std::byte>(ip[i]);
+  const std::uint8_t udp[8] = {0x12, 0x34, 0x00, 0x07, 0, 26, 0, 0};
+  for (int i = 0; i < 8; ++i) f[34 + i] = static_cast<std::byte>(udp[i]);
+  for (std::size_t i = 42; i < f.size(); ++i) f[i] = static_cast<std::byte>(i);
+  return f;
+}
+
 class DwmacTest : public ::testing::Test {
  protected:
   DwmacTest() : arena_(std::size_t{1} << 20), frames_(arena_), use_frames_(frames_) {
@@ -240,6 +254,25 @@ TEST_F(DwmacTest, InitWaitsForTheLink) {
   EXPECT_EQ(driver_.link(), hal::LinkState::kUp);
   EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kSpeedMask,
             reg::mac_config::kPs | reg::mac_config::kFes | reg::mac_config::kDm);
+}
+
+TEST_F(DwmacTest, LinkWaitGivesUpWithoutACable) {
+  DwmacModel::Options options = jh7110();
+  options.phy.link_up = false;
+  ASSERT_TRUE(start(options, {}, 20'000'000).ok());  // 20 ms
+  EXPECT_EQ(driver_.link(), hal::LinkState::kDown);
+  // The MAC still runs (1000/full until a link says otherwise).
+  EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kSpeedMask, reg::mac_config::kDm);
+}
+
+TEST_F(DwmacTest, ChecksumOffloadCanBeTurnedOff) {
+  ASSERT_TRUE(start(jh7110(), {.checksum_offload = false}).ok());
+  EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kIpc, 0u);
+  const auto f = udp_frame();
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  EXPECT_EQ(model_->counters().tx_checksums_inserted, 0u);
+  EXPECT_EQ(sent_.at(0), f);  // checksums still 0: CIC = 00
 }
 
 TEST_F(DwmacTest, SingleAndBatchedFramesBothWays) {
@@ -629,15 +662,7 @@ TEST_F(DwmacTest, SecondInitReusesTheMemory) {
 // a received frame with a bad UDP checksum is counted (IPC) and delivered.
 TEST_F(DwmacTest, ChecksumOffload) {
   ASSERT_TRUE(start().ok());
-  std::vector<std::byte> f(14 + 20 + 8 + 18);
-  for (std::size_t i = 0; i < 6; ++i) f[i] = static_cast<std::byte>(kMac.bytes[i]);
-  f[6] = std::byte{2};
-  f[12] = std::byte{0x08};
-  const std::uint8_t ip[20] = {0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
-  for (int i = 0; i < 20; ++i) f[14 + i] = static_cast<std::byte>(ip[i]);
-  const std::uint8_t udp[8] = {0x12, 0x34, 0x00, 0x07, 0, 26, 0, 0};
-  for (int i = 0; i < 8; ++i) f[34 + i] = static_cast<std::byte>(udp[i]);
-  for (std::size_t i = 42; i < f.size(); ++i) f[i] = static_cast<std::byte>(i);
+  const auto f = udp_frame();
   std::span<const std::byte> one[] = {f};
   ASSERT_EQ(*driver_.transmit(one), 1u);
   ASSERT_EQ(sent_.size(), 1u);
