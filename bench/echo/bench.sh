@@ -4,6 +4,7 @@
 #   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
 #            [--legs echo,reflector,linux[,host]] [--rates LIST] [--samples N]
 #            [--out DIR] [--host-echo P] [--smoke]
+#   bench.sh --check-smoke-csv FILE   (only the smoke test's CSV checks)
 #   (--legs host needs --host-echo: //apps/echo:host, the host board)
 #
 # Each leg is one function (leg_echo, leg_reflector, leg_linux, leg_host):
@@ -18,6 +19,22 @@
 # Needs root (ip netns, TAP). Namespaces are named sbe<pid>..., deleted on
 # exit whatever happens; every QEMU has a --timeout, every loadgen a bound.
 set -euo pipefail
+
+note() { echo "bench: $*" >&2; }
+
+# The smoke test's checks: header exact, one row, 12 numeric columns, no bad packets.
+check_smoke_csv() {
+  local csv="$1" header
+  header="Requested_Throughput,Receive_Throughput,Send_Throughput,Packet_Size,Minimum_RTT,Average_RTT,Maximum_RTT,Stdev_RTT,Median_RTT,Bad_Packets,Idle_Cycles,Total_Cycles"
+  [[ "$(head -1 "$csv")" == "$header" ]] || { note "FAIL: CSV header differs: $(head -1 "$csv")"; return 1; }
+  [[ $(wc -l <"$csv") -eq 2 ]] || { note "FAIL: expected one row, got $(($(wc -l <"$csv") - 1))"; return 1; }
+  awk -F, 'NR == 2 {
+      if (NF != 12) { print "bench: FAIL: " NF " columns, not 12"; exit 1 }
+      for (i = 1; i <= 12; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) { print "bench: FAIL: column " i " is not a number: \"" $i "\""; exit 1 }
+      if ($10 != 0) { print "bench: FAIL: " $10 " bad packets"; exit 1 }
+      if ($2 <= 0 || $12 <= 0 || $11 > $12) { print "bench: FAIL: no throughput or bad utilisation: " $0; exit 1 }
+    }' "$csv" >&2
+}
 
 usage() {
   sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
@@ -44,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --samples) samples=${2:?--samples needs a number}; shift 2 ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --smoke) smoke=1; shift ;;
+    --check-smoke-csv) check_smoke_csv "${2:?--check-smoke-csv needs a file}"; exit ;;
     -h|--help) usage ;;
     *) echo "bench.sh: unknown argument '$1'" >&2; usage ;;
   esac
@@ -97,8 +115,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-note() { echo "bench: $*" >&2; }
 
 # A namespace with a TAP device for QEMU's NIC; we are 10.0.2.2 on it.
 make_tap_ns() {
@@ -360,19 +376,6 @@ ratio() {
     }'
 }
 
-# The smoke test's checks: header exact, one row, 12 numeric columns, no bad packets.
-check_smoke_csv() {
-  local csv="$1" header
-  header="Requested_Throughput,Receive_Throughput,Send_Throughput,Packet_Size,Minimum_RTT,Average_RTT,Maximum_RTT,Stdev_RTT,Median_RTT,Bad_Packets,Idle_Cycles,Total_Cycles"
-  [[ "$(head -1 "$csv")" == "$header" ]] || { note "FAIL: CSV header differs: $(head -1 "$csv")"; return 1; }
-  [[ $(wc -l <"$csv") -eq 2 ]] || { note "FAIL: expected one row, got $(($(wc -l <"$csv") - 1))"; return 1; }
-  awk -F, 'NR == 2 {
-      if (NF != 12) { print "bench: FAIL: " NF " columns, not 12"; exit 1 }
-      for (i = 1; i <= 12; i++) if ($i !~ /^[0-9]+(\.[0-9]+)?$/) { print "bench: FAIL: column " i " is not a number: \"" $i "\""; exit 1 }
-      if ($10 != 0) { print "bench: FAIL: " $10 " bad packets"; exit 1 }
-      if ($2 <= 0 || $12 <= 0 || $11 > $12) { print "bench: FAIL: no throughput or bad utilisation: " $0; exit 1 }
-    }' "$csv" >&2
-}
 
 : >"$out/figures.txt"
 status=0
