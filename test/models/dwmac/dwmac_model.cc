@@ -133,6 +133,7 @@ constexpr std::uint32_t kFd = bit(29);
 constexpr std::uint32_t kLd = bit(28);
 constexpr std::uint32_t kTdes2Ioc = bit(31);
 constexpr unsigned kTdes3CicShift = 16;
+constexpr std::uint32_t kTdes3Es = bit(15);
 constexpr std::uint32_t kRdes3Ioc = bit(30);
 constexpr std::uint32_t kRdes3Buf1v = bit(24);
 constexpr std::uint32_t kRdes3Buf2v = bit(25);
@@ -648,6 +649,11 @@ void DwmacModel::inject_fatal_bus_error(Channel channel) {
   (channel == Channel::kTx ? tx_ : rx_).inject_fault = true;
 }
 
+void DwmacModel::inject_tx_error(std::uint32_t tdes3_error_bits) {
+  // Only the write-back status bits of §4 (not OWN/CTXT/FD/LD/ES itself).
+  tx_error_bits_ = tdes3_error_bits & 0x0081'7FFF & ~kTdes3Es;
+}
+
 void DwmacModel::set_tx_stall(bool stalled) {
   tx_stalled_ = stalled;
   if (!stalled) run_tx();
@@ -778,15 +784,23 @@ void DwmacModel::run_tx() {
       regs_[reg::kCh0CurrentTxBuffer] = buffers[i];
     }
     if (!ok) break;
-    // Write-back (§4): OWN cleared, FD/LD kept, no error status (ES never set).
+    // Write-back (§4): OWN cleared, FD/LD kept; status only on LD, where ES
+    // is set only if an error was injected.
     const bool last = (w[3] & kLd) != 0;
     const bool ioc = (w[2] & kTdes2Ioc) != 0;
-    w[3] &= (kFd | kLd);
+    const std::uint32_t errors = last ? tx_error_bits_ : 0;
+    w[3] = (w[3] & (kFd | kLd)) | errors | (errors != 0 ? kTdes3Es : 0);
     if (!write_descriptor(Channel::kTx, address, w)) break;
     tx_.current = next_descriptor(Channel::kTx, address);
     if (last) {
       tx_in_frame_ = false;
-      finish_tx_frame(tx_first_tdes3_);
+      tx_error_bits_ = 0;
+      if (errors != 0) {
+        ++counters_.tx_errors;
+        tx_frame_.clear();
+      } else {
+        finish_tx_frame(tx_first_tdes3_);
+      }
       if (ioc) raise_status(kTi);  // §4: TI at end of frame if IOC on the LD descriptor
     }
   }

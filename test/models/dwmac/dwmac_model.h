@@ -43,10 +43,11 @@
 // - TX checksum insertion needs MTL TSF; CIC 10 keeps the pseudo-header sum
 //   the driver left in the field, CIC 11 computes it. IPv4 only on TX; RX
 //   checks IPv4 header + TCP/UDP/ICMP and IPv6 TCP/UDP.
-// - Not modelled: the RX watchdog (RI without IOC), ETI/ERI/CDE sources, TX
-//   error write-back, hash/perfect filters beyond MAC_ADDRESS0, the TX FIFO
-//   limit (frames held while TE is clear are unbounded), pad stripping (ACS),
-//   MAC/MTL interrupts (MAC_INTERRUPT_STATUS reads 0), EAME/40-bit addresses.
+// - TX errors happen only when injected (inject_tx_error).
+// - Not modelled: the RX watchdog (RI without IOC), ETI/ERI/CDE sources,
+//   hash/perfect filters beyond MAC_ADDRESS0, the TX FIFO limit (frames held
+//   while TE is clear are unbounded), pad stripping (ACS), MAC/MTL interrupts
+//   (MAC_INTERRUPT_STATUS reads 0), EAME/40-bit addresses, timestamps.
 namespace starling::model {
 
 class DwmacModel final : public mmio::RegisterBus {
@@ -114,6 +115,10 @@ class DwmacModel final : public mmio::RegisterBus {
   // TX DMA fetches nothing while stalled (a stuck transmitter); resuming
   // continues.
   void set_tx_stall(bool stalled);
+  // The next frame's LD write-back reports these TDES3 error bits (§4 TX
+  // write-back: 0 IHE, 2 UF, 8 EC, 9 LC, 10 NC, 11 LoC, 12 PCE, 14 JT ...)
+  // with ES (15); the frame does not reach the wire. Counted in tx_errors.
+  void inject_tx_error(std::uint32_t tdes3_error_bits);
   PhyModel& phy() { return phy_; }
 
   // Introspection for tests.
@@ -137,6 +142,7 @@ class DwmacModel final : public mmio::RegisterBus {
                   rx_dropped_fifo_full = 0, rx_dropped_filtered = 0, rx_dropped_error = 0;
     std::uint64_t tail_writes_tx = 0, tail_writes_rx = 0, resets = 0, bus_errors = 0,
                   writes_during_reset = 0, unknown_register_accesses = 0, mdio_transactions = 0;
+    std::uint64_t tx_errors = 0;  // frames written back with ES (inject_tx_error)
   };
   const Counters& counters() const { return counters_; }
 
@@ -205,6 +211,7 @@ class DwmacModel final : public mmio::RegisterBus {
   DmaChannel tx_;
   DmaChannel rx_;
   bool tx_stalled_ = false;
+  std::uint32_t tx_error_bits_ = 0;  // injected for the next frame
   std::vector<std::byte> tx_frame_;  // FD..LD gather in progress
   std::uint32_t tx_first_tdes3_ = 0;
   bool tx_in_frame_ = false;

@@ -68,6 +68,24 @@ TEST(DwmacTx, WriteBackClearsOwnAndRaisesTiOnlyWithIoc) {
   EXPECT_EQ(rig.mac().counters().tx_bytes, 128u);
 }
 
+// §4 TX write-back "15 ES", "2 UF", "9 LC": only on the LD descriptor, only
+// when injected; the frame does not leave.
+TEST(DwmacTx, InjectedErrorIsReportedOnTheLastDescriptor) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  rig.mac().inject_tx_error((1u << 2) | (1u << 9));
+  rig.post_tx(0, broadcast(60));
+  rig.tx_tail(1);
+  EXPECT_TRUE(rig.sent.empty());
+  EXPECT_EQ(rig.tx_desc(0)[3] & (facts::kOwn | facts::kEs | (1u << 2) | (1u << 9)),
+            facts::kEs | (1u << 2) | (1u << 9));
+  EXPECT_EQ(rig.mac().counters().tx_errors, 1u);
+  rig.post_tx(1, broadcast(60));  // one frame only
+  rig.tx_tail(2);
+  EXPECT_EQ(rig.sent.size(), 1u);
+  EXPECT_EQ(rig.tx_desc(1)[3] & facts::kEs, 0u);
+}
+
 // §4 "Fetched descriptor with OWN=0 → TX: TBU, TX DMA suspended".
 TEST(DwmacTx, DescriptorWithoutOwnSuspends) {
   Rig rig;
