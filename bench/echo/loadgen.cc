@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "bench/echo/csv.h"
+#include "bench/echo/frame.h"
 #include "bench/echo/ipbench_reply.h"
 #include "bench/echo/options.h"
 #include "bench/echo/pacing.h"
@@ -204,7 +205,7 @@ class TcpTransport final : public Link {
   std::size_t consumed_ = 0;
 };
 
-bool parse_mac(const std::string& text, std::uint8_t out[6]) {
+bool parse_mac(const std::string& text, Mac& out) {
   unsigned v[6];
   if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) !=
       6) {
@@ -212,13 +213,6 @@ bool parse_mac(const std::string& text, std::uint8_t out[6]) {
   }
   for (int i = 0; i < 6; ++i) out[i] = static_cast<std::uint8_t>(v[i]);
   return true;
-}
-
-std::uint16_t ip_checksum(const std::uint8_t* header, std::size_t n) {
-  std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 1 < n; i += 2) sum += (header[i] << 8) | header[i + 1];
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
 }
 
 // Ethernet frames on an interface (AF_PACKET), for the layer-2 reflector:
@@ -236,8 +230,8 @@ class RawTransport final : public Link {
     if (ioctl(t->fd_.get(), SIOCGIFINDEX, &ifr) != 0) return nullptr;
     t->ifindex_ = ifr.ifr_ifindex;
     if (ioctl(t->fd_.get(), SIOCGIFHWADDR, &ifr) != 0) return nullptr;
-    std::memcpy(t->src_mac_, ifr.ifr_hwaddr.sa_data, 6);
-    if (!parse_mac(o.dst_mac, t->dst_mac_)) return nullptr;
+    std::memcpy(t->flow_.src_mac.data(), ifr.ifr_hwaddr.sa_data, 6);
+    if (!parse_mac(o.dst_mac, t->flow_.dst_mac)) return nullptr;
     sockaddr_ll bind_to{};
     bind_to.sll_family = AF_PACKET;
     bind_to.sll_protocol = htons(ether_type);
@@ -249,49 +243,26 @@ class RawTransport final : public Link {
   }
 
   bool send(std::span<const std::byte> payload) override {
-    std::uint8_t* f = frame_;
-    std::memcpy(f, dst_mac_, 6);
-    std::memcpy(f + 6, src_mac_, 6);
-    f[12] = static_cast<std::uint8_t>(ether_type_ >> 8);
-    f[13] = static_cast<std::uint8_t>(ether_type_);
-    std::size_t n = 14;
+    std::size_t n = 0;
     if (ether_type_ == ETH_P_IP) {
-      std::uint8_t* ip = f + 14;
-      const std::size_t ip_len = 20 + 8 + payload.size();
-      std::memset(ip, 0, 28);
-      ip[0] = 0x45;
-      ip[2] = static_cast<std::uint8_t>(ip_len >> 8);
-      ip[3] = static_cast<std::uint8_t>(ip_len);
-      ip[6] = 0x40;  // don't fragment
-      ip[8] = 64;
-      ip[9] = IPPROTO_UDP;
-      std::memcpy(ip + 12, &src_ip_, 4);
-      std::memcpy(ip + 16, &dst_ip_, 4);
-      const std::uint16_t sum = ip_checksum(ip, 20);
-      ip[10] = static_cast<std::uint8_t>(sum >> 8);
-      ip[11] = static_cast<std::uint8_t>(sum);
-      std::uint8_t* udp = ip + 20;
-      udp[0] = kRawSourcePort >> 8;
-      udp[1] = kRawSourcePort & 0xFF;
-      udp[2] = static_cast<std::uint8_t>(port_ >> 8);
-      udp[3] = static_cast<std::uint8_t>(port_);
-      udp[4] = static_cast<std::uint8_t>((8 + payload.size()) >> 8);
-      udp[5] = static_cast<std::uint8_t>(8 + payload.size());
-      // udp[6..7] = 0: no UDP checksum (allowed over IPv4).
-      n += 28;
+      n = build_udp_frame(flow_, payload, frame_);
+    } else if (14 + payload.size() <= sizeof frame_) {
+      // The reflector's stats query: Ethernet header, then the payload.
+      std::memcpy(frame_, flow_.dst_mac.data(), 6);
+      std::memcpy(frame_ + 6, flow_.src_mac.data(), 6);
+      frame_[12] = static_cast<std::uint8_t>(ether_type_ >> 8);
+      frame_[13] = static_cast<std::uint8_t>(ether_type_);
+      std::memcpy(frame_ + 14, payload.data(), payload.size());
+      n = std::max<std::size_t>(14 + payload.size(), kMinFrameBytes);
+      std::memset(frame_ + 14 + payload.size(), 0, n - 14 - payload.size());
     }
-    std::memcpy(f + n, payload.data(), payload.size());
-    n += payload.size();
-    if (n < 60) {
-      std::memset(f + n, 0, 60 - n);
-      n = 60;
-    }
+    if (n == 0) return false;
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_ifindex = ifindex_;
     to.sll_halen = 6;
-    std::memcpy(to.sll_addr, dst_mac_, 6);
-    return sendto(fd_.get(), f, n, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to) ==
+    std::memcpy(to.sll_addr, flow_.dst_mac.data(), 6);
+    return sendto(fd_.get(), frame_, n, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to) ==
            static_cast<ssize_t>(n);
   }
 
@@ -303,43 +274,24 @@ class RawTransport final : public Link {
                                  reinterpret_cast<sockaddr*>(&from), &len);
       if (n < 0) return std::nullopt;
       if (from.sll_pkttype == PACKET_OUTGOING || n < 14) continue;  // our own frames
-      const std::uint8_t* f = frame_;
-      if (ether_type_ != ETH_P_IP) {
-        return std::span<const std::byte>(reinterpret_cast<const std::byte*>(f + 14), n - 14);
-      }
-      if (n < 14 + 28) continue;
-      const std::uint8_t* ip = f + 14;
-      const std::size_t ihl = (ip[0] & 0x0F) * 4u;
-      if ((ip[0] >> 4) != 4 || ip[9] != IPPROTO_UDP || 14 + ihl + 8 > static_cast<std::size_t>(n))
-        continue;
-      const std::uint8_t* udp = ip + ihl;
-      // Only our flow comes back from a reflector: source and port unchanged.
-      const std::uint16_t sport = (udp[0] << 8) | udp[1];
-      const std::uint16_t dport = (udp[2] << 8) | udp[3];
-      if (sport != kRawSourcePort || dport != port_) continue;
-      const std::size_t udp_len = (udp[4] << 8) | udp[5];
-      if (udp_len < 8 || 14 + ihl + udp_len > static_cast<std::size_t>(n)) {
-        static const std::byte kEmpty[1] = {};
-        return std::span<const std::byte>(kEmpty, 0);  // cut short: corrupted
-      }
-      return std::span<const std::byte>(reinterpret_cast<const std::byte*>(udp + 8), udp_len - 8);
+      const auto frame = std::span<const std::uint8_t>(frame_, static_cast<std::size_t>(n));
+      if (ether_type_ != ETH_P_IP) return std::as_bytes(frame.subspan(14));
+      if (auto payload = udp_payload_of(frame, flow_.src_port, flow_.dst_port)) return payload;
     }
   }
   int fd() const override { return fd_.get(); }
 
  private:
-  RawTransport(int fd, const Options& o) : fd_(fd), port_(o.port) {
-    inet_pton(AF_INET, o.src_ip.c_str(), &src_ip_);
-    inet_pton(AF_INET, o.target.c_str(), &dst_ip_);
+  RawTransport(int fd, const Options& o) : fd_(fd) {
+    inet_pton(AF_INET, o.src_ip.c_str(), &flow_.src_ip);
+    inet_pton(AF_INET, o.target.c_str(), &flow_.dst_ip);
+    flow_.src_port = kRawSourcePort;
+    flow_.dst_port = o.port;
   }
   Fd fd_;
   int ifindex_ = 0;
   std::uint16_t ether_type_ = ETH_P_IP;
-  std::uint16_t port_;
-  std::uint8_t src_mac_[6]{};
-  std::uint8_t dst_mac_[6]{};
-  std::uint32_t src_ip_ = 0;
-  std::uint32_t dst_ip_ = 0;
+  UdpFlow flow_;
   std::uint8_t frame_[65536];
 };
 
