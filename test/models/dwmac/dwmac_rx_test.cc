@@ -353,6 +353,38 @@ TEST(DwmacRxChecksum, ReportsIpv4UdpAndCatchesBadChecksums) {
   EXPECT_EQ(rig.rx_desc(3)[3] & facts::kRs1v, 0u);
 }
 
+// §4 RDES1 "5 IPV6", PT 2 = TCP.
+TEST(DwmacRxChecksum, ReportsIpv6Tcp) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  rig.write(facts::kMacConfiguration, rig.read(facts::kMacConfiguration) | facts::kIpc);
+  arm(rig, 2);
+  constexpr std::size_t kTcp = 20 + 11;
+  std::vector<std::byte> f = frame_to_us(14 + 40 + kTcp);
+  f[12] = std::byte{0x86};
+  f[13] = std::byte{0xDD};
+  std::byte* ip = f.data() + 14;
+  std::memset(ip, 0, 40 + kTcp);
+  ip[0] = std::byte{0x60};
+  ip[5] = static_cast<std::byte>(kTcp);
+  ip[6] = std::byte{6};
+  ip[7] = std::byte{64};
+  ip[8 + 15] = std::byte{1};  // ::1 -> ::2
+  ip[24 + 15] = std::byte{2};
+  std::byte* tcp = ip + 40;
+  tcp[12] = std::byte{0x50};
+  for (std::size_t i = 20; i < kTcp; ++i) tcp[i] = static_cast<std::byte>(i);
+  const std::uint32_t pseudo = sum({ip + 8, 32}) + 6 + static_cast<std::uint32_t>(kTcp);
+  const std::uint16_t c = static_cast<std::uint16_t>(~sum({tcp, kTcp}, pseudo));
+  tcp[16] = static_cast<std::byte>(c >> 8);
+  tcp[17] = static_cast<std::byte>(c & 0xFF);
+  ASSERT_EQ(rig.mac().receive_from_wire(f), Outcome::kDelivered);
+  EXPECT_EQ(rig.rx_desc(0)[1], (1u << 5) | 2u);
+  f.back() ^= std::byte{0x10};
+  ASSERT_EQ(rig.mac().receive_from_wire(f), Outcome::kDelivered);
+  EXPECT_EQ(rig.rx_desc(1)[1], (1u << 5) | 2u | (1u << 7));
+}
+
 // §3 TEB/REB: "1 = write data buffer, 7 = read descriptor"; "FBE stops the DMA".
 TEST(DwmacRx, BufferOutsideDmaMemoryIsAWriteBufferBusError) {
   Rig rig;

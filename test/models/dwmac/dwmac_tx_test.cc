@@ -361,6 +361,23 @@ TEST(DwmacTxChecksum, InsertsIpv4HeaderAndUdpTcpIcmpChecksums) {
   }
 }
 
+// CIC 10: "IP header and payload, pseudo-header not calculated" (databook):
+// the driver leaves the pseudo-header sum in the field, as Linux does.
+TEST(DwmacTxChecksum, CicTwoKeepsTheDriversPseudoHeaderSum) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  auto frame = ipv4_frame(17, 30);
+  const std::span<const std::byte> ip(frame.data() + 14, 50);
+  const std::uint32_t seed = sum({}, pseudo(ip, 17, 30));
+  frame[14 + 20 + 6] = static_cast<std::byte>(seed >> 8);
+  frame[14 + 20 + 7] = static_cast<std::byte>(seed & 0xFF);
+  rig.post_tx(0, frame, true, /*cic=*/2);
+  rig.tx_tail(1);
+  ASSERT_EQ(rig.sent.size(), 1u);
+  const std::span<const std::byte> out(rig.sent[0].data() + 14, 50);
+  EXPECT_EQ(sum(out.subspan(20), pseudo(out, 17, 30)), 0xFFFFu);
+}
+
 TEST(DwmacTxChecksum, CicOneInsertsOnlyTheHeaderChecksum) {
   Rig rig;
   ASSERT_TRUE(rig.init());
