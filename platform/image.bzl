@@ -145,7 +145,12 @@ qemu_image = rule(
 def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
     """An application and its per-board images (:qemu, :star64) and host binary (:host).
 
-    qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
+    Args:
+      name: the application's riscv64 cc_binary.
+      srcs: its sources, the same on every board.
+      deps: its libraries (the kernel is added).
+      qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
+      **kwargs: passed to the cc_binary targets.
     """
     native.cc_binary(
         name = name,

@@ -511,7 +511,11 @@ Result<bool> Dwmac::service() {
   if ((status & dma_status::kTbu) != 0) ++driver_stats_.tx_buffer_unavailable;
   if ((status & dma_status::kFbe) != 0) {
     ++driver_stats_.fatal_bus_errors;
-    print_hex_line("dwmac: fatal bus error, resetting; DMA_CH0_STATUS = ", status);
+    // A device that keeps failing must not turn the console into the
+    // bottleneck: the first few are told, then one in 1024 (all counted).
+    if (driver_stats_.fatal_bus_errors <= 8 || driver_stats_.fatal_bus_errors % 1024 == 0) {
+      print_hex_line("dwmac: fatal bus error, resetting; DMA_CH0_STATUS = ", status);
+    }
     if (auto ok = recover(); !ok.ok()) return Unexpected(ok.error());
     return true;
   }

@@ -55,7 +55,8 @@ bool parse_boot_options(std::span<const char* const> args, BootOptions* options,
         return false;
       }
       if (options->mac.bytes[0] & 1) {
-        *error = "--mac=" + std::string(value) + ": a multicast address (first byte odd); use e.g. 02:..";
+        *error = "--mac=" + std::string(value) +
+                 ": a multicast address (first byte odd); use e.g. 02:..";
         return false;
       }
     } else if (take_value(arg, "--ip=", &value)) {

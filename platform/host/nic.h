@@ -30,9 +30,9 @@ Result<Nic*> nic(mem::PageAllocator& pages);
 
 // Frames moved between the TAP and the model, for tests and benchmarks.
 struct WireStats {
-  std::uint64_t to_model = 0;         // frames read from the TAP
-  std::uint64_t model_refused = 0;    // frames the model dropped (FIFO full, filtered, off)
-  std::uint64_t from_model = 0;       // frames written to the TAP
+  std::uint64_t to_model = 0;       // frames read from the TAP
+  std::uint64_t model_refused = 0;  // frames the model dropped (FIFO full, filtered, off)
+  std::uint64_t from_model = 0;     // frames written to the TAP
   std::uint64_t tap_write_errors = 0;
 };
 const WireStats& wire_stats();
