@@ -414,8 +414,8 @@ std::uint32_t DwmacModel::read32(std::uint32_t offset) {
       }
       break;
     case reg::kCh0MissFrameCount:
-      // Clear-on-read: the facts sheet marks this unconfirmed; it is the
-      // databook's behaviour for MFC/MFCO and what Linux's counter use assumes.
+      // Clear-on-read: §3 marks this unconfirmed; the model picks it so that
+      // a driver that accumulates the count (rather than diffing) is right.
       regs_[offset] = 0;
       break;
     default:
