@@ -77,7 +77,8 @@ fi
 # Under `bazel run` we start in our runfiles tree; the image launchers find
 # theirs through RUNFILES_DIR (a test has TEST_SRCDIR).
 if [[ -z "${TEST_SRCDIR:-}" && -z "${RUNFILES_DIR:-}" && -d ../starling ]]; then
-  export RUNFILES_DIR="$(cd .. && pwd)"
+  RUNFILES_DIR="$(cd .. && pwd)"
+  export RUNFILES_DIR
 fi
 abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 loadgen=$(abspath "$loadgen")
@@ -324,8 +325,13 @@ leg_host() {
     --stats-file "$out/host.cost.stats" >"$out/host.callgrind.csv" || status=$?
   callgrind_control -d "$server" >/dev/null 2>&1
   stop_pid "$server"
-  local last packets instructions
-  last=$(ls -v "$out"/host.callgrind.* 2>/dev/null | grep -E 'callgrind\.[0-9]+(\.[0-9]+)?$' | tail -1)
+  local packets instructions
+  # Each dump is host.callgrind.N; the last holds the run.
+  local n=1 last=""
+  while [[ -f "$out/host.callgrind.$n" ]]; do
+    last="$out/host.callgrind.$n"
+    n=$((n + 1))
+  done
   instructions=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$last" | head -1)
   packets=$(sed -n 's/.*packets=\([0-9]*\) (udp_echoed).*/\1/p' "$out/host.cost.stats" | tail -1)
   if [[ -n "$instructions" && -n "$packets" && "$packets" -gt 0 ]]; then
