@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "kernel/async/executor.h"
+#include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
@@ -157,6 +158,12 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "tcp_pcbs_max", lwip_stats.memp[MEMP_TCP_PCB]->max);
   used = append_stat(line, used, cap, "tcp_segs_max", lwip_stats.memp[MEMP_TCP_SEG]->max);
   used = append_stat(line, used, cap, "lwip_heap_max_bytes", lwip_stats.mem.max);
+  // RAM high-water marks: pages (DMA rings and buffers, heap, frame arena
+  // all come from the page allocator) and coroutine frames.
+  used = append_stat(line, used, cap, "pages_max", boot::page_allocator().stats().high_water_pages);
+  if (const async::FrameAllocator* frames = boot::frame_allocator()) {
+    used = append_stat(line, used, cap, "coroutine_frames_max_bytes", frames->peak_bytes_in_use());
+  }
   used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
   used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
   used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);
