@@ -4,7 +4,7 @@
   :<name>   the cc_binary (riscv64 only; built through the targets below)
   :qemu     ELF + raw Image for QEMU virt; `bazel run` boots it in QEMU
   :star64   ELF + raw Image (U-Boot `booti`) + legacy uImage (`bootm`)
-  :host     the same application as a Linux process on the host board
+  :host     (host = True) the same application as a Linux process on the host board
             (platform/host: its NIC is the DWMAC driver over a device model
             wired to a TAP device); `bazel run //apps/<app>:host -- --help`
 Each image target switches to its board's platform itself (a transition on
@@ -142,7 +142,7 @@ qemu_image = rule(
     doc = "A QEMU virt image that `bazel run` boots.",
 )
 
-def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
+def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
     """An application and its per-board images (:qemu, :star64) and host binary (:host).
 
     Args:
@@ -150,6 +150,8 @@ def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
       srcs: its sources, the same on every board.
       deps: its libraries (the kernel is added).
       qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
+      host: also give the app a :host binary (an app with riscv64-only code,
+        e.g. inline assembly or console input, leaves it off).
       **kwargs: passed to the cc_binary targets.
     """
     native.cc_binary(
@@ -176,6 +178,8 @@ def starling_app(name, srcs, deps = [], qemu_args = [], **kwargs):
         load_address = "0x40200000",
         visibility = ["//visibility:public"],
     )
+    if not host:
+        return
     native.cc_binary(
         name = "host",
         srcs = srcs,

@@ -112,6 +112,10 @@ constexpr std::string_view kStatsQuery = "STARLING-STATS";
 struct EchoCounters {
   std::uint64_t echoed = 0;
   std::uint64_t dropped = 0;  // the TX ring stayed full through every retry
+  // No coroutine frame for a receive or an accept: the service waited 1 ms
+  // and went on (a full frame arena is a moment, not the end of a service).
+  std::uint64_t no_memory_waits = 0;
+  std::uint64_t connections_reset = 0;  // no frame for the connection's task: RST
 };
 EchoCounters g_echo;
 
@@ -163,6 +167,8 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "pages_max", boot::page_allocator().stats().high_water_pages);
   if (const async::FrameAllocator* frames = boot::frame_allocator()) {
     used = append_stat(line, used, cap, "coroutine_frames_max_bytes", frames->peak_bytes_in_use());
+    used = append_stat(line, used, cap, "coroutine_frames_used", frames->frames_in_use());
+    used = append_stat(line, used, cap, "coroutine_frame_failures", frames->failed_allocations());
   }
   used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
   used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
@@ -177,6 +183,9 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "nic_tx_busy", nic.tx_busy);
   used = append_stat(line, used, cap, "udp_echoed", g_echo.echoed);
   used = append_stat(line, used, cap, "udp_echo_drops", g_echo.dropped);
+  used =
+      append_stat(line, used, cap, "no_memory_waits", g_echo.no_memory_waits + ns.wait_no_memory);
+  used = append_stat(line, used, cap, "tcp_connections_reset", g_echo.connections_reset);
   // For bench/echo: deltas between two queries give instructions and cycles
   // per echoed packet over the measured interval.
   used = append_stat(line, used, cap, "uptime_ns", hal::now_ns());
@@ -211,6 +220,11 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif) {
   print("\n");
   for (;;) {
     auto datagram = co_await socket.receive_from();
+    if (!datagram.ok() && datagram.error() == Error::kNoMemory) {
+      ++g_echo.no_memory_waits;
+      co_await async::sleep_for(async::kMillisecond);
+      continue;
+    }
     if (!datagram.ok()) co_return Unexpected(datagram.error());
     if (is_stats_query(datagram->data)) {
       char line[1024];
@@ -237,15 +251,57 @@ void print_failure(const char* what, Error error) {
   print("\n");
 }
 
+// A connection on its way into its task. If the task's frame cannot be
+// allocated, the coroutine never takes it, and this (the caller's argument)
+// resets the connection: the client sees an error, not a clean end of an
+// echo that never happened.
+class NewConnection {
+ public:
+  explicit NewConnection(net::TcpStream stream) : stream_(std::move(stream)) {}
+  NewConnection(NewConnection&& other) noexcept
+      : stream_(std::move(other.stream_)), taken_(other.taken_) {
+    other.taken_ = true;
+  }
+  NewConnection(const NewConnection&) = delete;
+  NewConnection& operator=(const NewConnection&) = delete;
+  NewConnection& operator=(NewConnection&&) = delete;
+  ~NewConnection() {
+    if (!taken_) {
+      ++g_echo.connections_reset;
+      stream_.abort();
+    }
+  }
+  net::TcpStream take() {
+    taken_ = true;
+    return std::move(stream_);
+  }
+
+ private:
+  net::TcpStream stream_;
+  bool taken_ = false;
+};
+
 // One TCP echo connection: read what arrived, write it back (write waits for
-// send-buffer space, so a client that does not read slows only itself).
-async::Task<void> tcp_echo_connection(net::TcpStream stream) {
+// send-buffer space, so a client that does not read slows only itself). The
+// peer closing, or saying nothing for kTcpIdleTimeoutNs, ends it with a FIN;
+// a failed read or write (no memory, a reset) ends it with an RST, because
+// the echo is then incomplete and a FIN would pass it off as whole.
+async::Task<void> tcp_echo_connection(NewConnection connection) {
+  net::TcpStream stream = connection.take();
   std::byte buffer[2048];
   for (;;) {
     auto n = co_await async::with_timeout(stream.read(buffer), kTcpIdleTimeoutNs);
-    if (!n.ok() || *n == 0) break;
+    if (n.ok() && *n == 0) break;
+    if (!n.ok()) {
+      if (n.error() == Error::kTimedOut) break;
+      stream.abort();
+      co_return {};
+    }
     auto written = co_await stream.write(std::span<const std::byte>(buffer, *n));
-    if (!written.ok()) break;
+    if (!written.ok()) {
+      stream.abort();
+      co_return {};
+    }
   }
   co_return stream.close();
 }
@@ -262,9 +318,14 @@ async::Task<void> tcp_echo(std::uint16_t port) {
   async::Scope connections;
   for (;;) {
     auto stream = co_await listener->accept();
+    if (!stream.ok() && stream.error() == Error::kNoMemory) {
+      ++g_echo.no_memory_waits;
+      co_await async::sleep_for(async::kMillisecond);
+      continue;
+    }
     if (!stream.ok()) co_return Unexpected(stream.error());
-    // A connection that cannot get a frame is refused, not fatal.
-    (void)connections.spawn(tcp_echo_connection(std::move(*stream)));
+    // A connection that cannot get a frame is reset (NewConnection), not fatal.
+    (void)connections.spawn(tcp_echo_connection(NewConnection(std::move(*stream))));
   }
 }
 

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel/lib/copy.h"
+
 namespace {
 
 // Whole-word accesses to memory of any declared type: may_alias exempts them
@@ -27,16 +29,8 @@ extern "C" {
 
 [[clang::no_builtin]] void* memcpy(void* __restrict destination, const void* __restrict source,
                                    std::size_t count) {
-  auto* d = static_cast<unsigned char*>(destination);
-  const auto* s = static_cast<const unsigned char*>(source);
-  if (word_aligned(reinterpret_cast<std::uintptr_t>(d) | reinterpret_cast<std::uintptr_t>(s))) {
-    for (; count >= kWordSize; count -= kWordSize, d += kWordSize, s += kWordSize) {
-      *reinterpret_cast<Word*>(d) = *reinterpret_cast<const Word*>(s);
-    }
-  }
-  for (; count != 0; --count) {
-    *d++ = *s++;
-  }
+  starling::lib::copy_forward(static_cast<unsigned char*>(destination),
+                              static_cast<const unsigned char*>(source), count);
   return destination;
 }
 
@@ -49,16 +43,9 @@ extern "C" {
   // objects are unspecified in C++.
   const bool aligned = word_aligned(d_address | s_address);
   if (d_address <= s_address) {
-    // Forward is safe when the destination starts first: each word is read
-    // before any store can reach it.
-    if (aligned) {
-      for (; count >= kWordSize; count -= kWordSize, d += kWordSize, s += kWordSize) {
-        *reinterpret_cast<Word*>(d) = *reinterpret_cast<const Word*>(s);
-      }
-    }
-    for (; count != 0; --count) {
-      *d++ = *s++;
-    }
+    // Forward is safe when the destination starts first: copy_forward reads
+    // each source word before any store can reach it.
+    starling::lib::copy_forward(d, s, count);
   } else {
     d += count;
     s += count;
