@@ -168,7 +168,8 @@
 #ifndef CHECKSUM_CHECK_ICMP
 #define CHECKSUM_CHECK_ICMP 1
 #endif
-/* lwIP's fastest portable checksum (32 bits at a time, "algorithm 3"). */
+/* The checksum routine itself is ours (LWIP_CHKSUM in arch/cc.h, 64 bits at
+ * a time: net/lwip/checksum.cc); algorithm 3 is what lwIP would use without. */
 #define LWIP_CHKSUM_ALGORITHM 3
 
 /* ---- Statistics and debugging ------------------------------------------- */

@@ -60,6 +60,10 @@ __attribute__((format(printf, 1, 2))) void starling_lwip_diag(const char* format
  * sequence numbers and local port selection. */
 uint32_t starling_lwip_rand(void);
 
+/* net/lwip/checksum.cc: the one's complement sum over `length` bytes, folded
+ * to 16 bits, in memory order (what lwIP's lwip_standard_chksum returns). */
+uint16_t starling_lwip_chksum(const void* data, int length);
+
 #ifdef __cplusplus
 }
 #endif
@@ -71,5 +75,6 @@ uint32_t starling_lwip_rand(void);
   } while (0)
 #define LWIP_PLATFORM_ASSERT(x) starling_lwip_assert((x), __FILE__, __LINE__)
 #define LWIP_RAND() ((u32_t)starling_lwip_rand())
+#define LWIP_CHKSUM starling_lwip_chksum
 
 #endif /* STARLING_NET_LWIP_ARCH_CC_H_ */

@@ -182,12 +182,32 @@ void put_be16(std::span<std::byte> b, std::size_t at, std::uint16_t value) {
   b[at + 1] = static_cast<std::byte>(value & 0xFF);
 }
 
-// RFC 1071 one's-complement sum, not yet folded or inverted.
+// RFC 1071 one's-complement sum of big-endian 16-bit words, added to `sum`,
+// not yet folded or inverted. The host board pushes every frame through
+// here twice, so it sums 64 bits at a time: little-endian words with the
+// carries added back, folded, then swapped once (RFC 1071 §2(B), (C)).
 std::uint32_t sum16(std::span<const std::byte> b, std::uint32_t sum = 0) {
+  const auto* p = reinterpret_cast<const unsigned char*>(b.data());
+  const std::size_t n = b.size();
+  std::uint64_t acc = 0;
+  const auto add = [&acc](std::uint64_t value) {
+    acc += value;
+    acc += acc < value;
+  };
   std::size_t i = 0;
-  for (; i + 1 < b.size(); i += 2) sum += be16(b, i);
-  if (i < b.size()) sum += static_cast<std::uint32_t>(b[i]) << 8;
-  return sum;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p + i, sizeof word);
+    add(word);
+  }
+  for (; i + 1 < n; i += 2) add(std::uint64_t{p[i]} | (std::uint64_t{p[i + 1]} << 8));
+  if (i < n) add(p[i]);
+  acc = (acc & 0xFFFF'FFFF) + (acc >> 32);
+  acc = (acc & 0xFFFF'FFFF) + (acc >> 32);
+  acc = (acc & 0xFFFF) + (acc >> 16);
+  acc = (acc & 0xFFFF) + (acc >> 16);
+  const auto little = static_cast<std::uint32_t>(acc);
+  return sum + (((little & 0xFF) << 8) | (little >> 8));
 }
 
 std::uint16_t fold(std::uint32_t sum) {
@@ -390,8 +410,7 @@ std::uint32_t DwmacModel::peek(std::uint32_t offset) const {
              (level << 4);
     }
     default: {
-      const auto it = regs_.find(offset);
-      return it == regs_.end() ? 0 : it->second;
+      return regs_.value_or_zero(offset);
     }
   }
 }

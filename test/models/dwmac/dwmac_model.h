@@ -1,11 +1,11 @@
 #ifndef STARLING_TEST_MODELS_DWMAC_DWMAC_MODEL_H_
 #define STARLING_TEST_MODELS_DWMAC_DWMAC_MODEL_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <span>
 #include <vector>
 
@@ -202,7 +202,33 @@ class DwmacModel final : public mmio::RegisterBus {
   Options options_;
   PhyModel phy_;
   Counters counters_;
-  std::map<std::uint32_t, std::uint32_t> regs_;  // plain read/write storage, by offset
+  // Plain read/write storage by byte offset: which registers exist (set by
+  // reset_all) and their values. Flat, not a map: every register access of
+  // the host board goes through here.
+  class RegisterFile {
+   public:
+    static constexpr std::uint32_t kBytes = 0x1200;  // MAC, MTL and DMA channel 0
+    std::uint32_t& operator[](std::uint32_t offset) {
+      present_[offset / 4] = true;
+      return values_[offset / 4];
+    }
+    std::uint32_t at(std::uint32_t offset) const { return values_[offset / 4]; }
+    std::size_t count(std::uint32_t offset) const {
+      return offset < kBytes && offset % 4 == 0 && present_[offset / 4] ? 1 : 0;
+    }
+    std::uint32_t value_or_zero(std::uint32_t offset) const {
+      return count(offset) != 0 ? values_[offset / 4] : 0;
+    }
+    void clear() {
+      values_.fill(0);
+      present_.fill(false);
+    }
+
+   private:
+    std::array<std::uint32_t, kBytes / 4> values_{};
+    std::array<bool, kBytes / 4> present_{};
+  };
+  RegisterFile regs_;
   unsigned reset_reads_left_ = 0;
   bool stuck_reset_ = false;
   unsigned mdio_reads_left_ = 0;
