@@ -60,7 +60,25 @@ if ! command -v "$qemu" >/dev/null 2>&1; then
 fi
 # Tested against Debian 12's QEMU 7.2: its virt machine layout, bundled
 # OpenSBI and virtio-mmio defaults are what the board package assumes.
-version=$("$qemu" --version | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+# `qemu --version` costs 50-150 ms, on every launch before the guest boots:
+# the answer is cached per binary (path, size and mtime), where a cache
+# directory is writable; otherwise asked every time.
+qemu_path=$(command -v "$qemu")
+qemu_stamp=$(stat -L -c '%n %s %Y' "$qemu_path" 2>/dev/null || true)
+version_cache="${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/starling/qemu-version"
+version=""
+if [[ -n "$qemu_stamp" && -r "$version_cache" ]]; then
+  read -r cached_stamp_path cached_stamp_size cached_stamp_mtime cached_version <"$version_cache" || true
+  if [[ "$cached_stamp_path $cached_stamp_size $cached_stamp_mtime" == "$qemu_stamp" ]]; then
+    version=$cached_version
+  fi
+fi
+if [[ -z "$version" ]]; then
+  version=$("$qemu" --version | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+  if [[ -n "$qemu_stamp" && -n "$version" ]] && mkdir -p "${version_cache%/*}" 2>/dev/null; then
+    echo "$qemu_stamp $version" >"$version_cache.$$" 2>/dev/null && mv -f "$version_cache.$$" "$version_cache" 2>/dev/null || rm -f "$version_cache.$$"
+  fi
+fi
 if [[ "$version" != 7.2.* ]]; then
   echo "starling: $qemu is version ${version:-unknown}; Starling expects QEMU 7.2.x (Debian 12's qemu-system-misc)." >&2
   echo "Fix: install Debian 12's qemu-system-misc (sudo ./setup.sh), or point STARLING_QEMU at a 7.2 build." >&2
