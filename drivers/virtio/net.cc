@@ -336,15 +336,33 @@ void Net::reclaim_tx() {
 
 void Net::fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments,
                   std::uint32_t bytes) {
+  // The copy is cheapest when source and destination share their offset
+  // within a word (memcpy then moves whole aligned words): start the header
+  // 0-7 bytes into the buffer so the largest fragment (an echoed payload,
+  // wherever the stack left it) lands co-aligned. The buffer has room:
+  // 7 + header + kMaxFrameBytes < kBufferBytes.
+  std::size_t before_largest = 0;
+  std::size_t largest = 0;
+  std::uintptr_t largest_source = 0;
+  for (std::size_t i = 0, at = 0; i < fragments.size(); at += fragments[i].size(), ++i) {
+    if (fragments[i].size() > largest) {
+      largest = fragments[i].size();
+      largest_source = reinterpret_cast<std::uintptr_t>(fragments[i].data());
+      before_largest = at;
+    }
+  }
   std::byte* buffer = tx_.buffer(id).data();
-  std::memset(buffer, 0, header_bytes_);  // no offloads: an all-zero header
-  std::byte* at = buffer + header_bytes_;
+  const std::uintptr_t natural =
+      reinterpret_cast<std::uintptr_t>(buffer) + header_bytes_ + before_largest;
+  const auto offset = static_cast<std::uint32_t>((largest_source - natural) % kTxAlignment);
+  std::memset(buffer + offset, 0, header_bytes_);  // no offloads: an all-zero header
+  std::byte* at = buffer + offset + header_bytes_;
   for (const hal::TxFragment& fragment : fragments) {
     if (fragment.empty()) continue;
     std::memcpy(at, fragment.data(), fragment.size());  // the one copy
     at += fragment.size();
   }
-  (void)tx_.post(id, header_bytes_ + bytes);  // id is held: cannot fail
+  (void)tx_.post(id, header_bytes_ + bytes, offset);  // id is held, it fits: cannot fail
   ++stats_.tx_frames;
   stats_.tx_bytes += bytes;
 }

@@ -44,6 +44,9 @@ class Net {
   static constexpr std::uint32_t kHeaderBytes = 12;        // virtio_net_hdr with VERSION_1
   static constexpr std::uint32_t kLegacyHeaderBytes = 10;  // ... without (and no MRG_RXBUF)
   static constexpr std::uint64_t kFeatureMac = feature(5);
+  // TX frames start up to kTxAlignment - 1 bytes into their buffer (fill_tx).
+  static constexpr std::uint32_t kTxAlignment = 8;
+  static_assert(kTxAlignment - 1 + kHeaderBytes + hal::kMaxFrameBytes <= kBufferBytes);
   static constexpr std::uint64_t kFeatureStatus = feature(16);
 
   struct Config {

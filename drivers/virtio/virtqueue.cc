@@ -20,6 +20,7 @@ Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Directio
   avail_ = reinterpret_cast<volatile std::uint16_t*>(memory.avail);
   used_ = memory.used;
   buffers_cpu_ = memory.buffers_cpu;
+  buffers_phys_ = memory.buffers_phys;
   buffer_bytes_ = memory.buffer_bytes;
   size_ = size;
   avail_shadow_ = 0;
@@ -56,8 +57,11 @@ Result<void> SplitQueue::put_free(std::uint16_t id) {
   return {};
 }
 
-Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len) {
-  if (!is_held(id) || len == 0 || len > buffer_bytes_) return Unexpected(Error::kInvalidArgument);
+Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len, std::uint32_t offset) {
+  if (!is_held(id) || len == 0 || offset >= buffer_bytes_ || len > buffer_bytes_ - offset) {
+    return Unexpected(Error::kInvalidArgument);
+  }
+  descriptors_[id].addr = buffers_phys_ + std::uint64_t{id} * buffer_bytes_ + offset;
   descriptors_[id].len = len;
   avail_ring(avail_shadow_ & (size_ - 1)) = id;
   ++avail_shadow_;

@@ -80,9 +80,11 @@ class SplitQueue {
   // A held id back to the free stack. kInvalidArgument if it is not held.
   Result<void> put_free(std::uint16_t id);
   // Puts a held id on the avail ring with `len` bytes of its buffer (the
-  // whole buffer for device-writes queues). Not visible until publish().
-  // kInvalidArgument for an id not held or a length beyond the buffer.
-  Result<void> post(std::uint16_t id, std::uint32_t len);
+  // whole buffer for device-writes queues), starting `offset` bytes into it
+  // (virtio puts no alignment rule on buffers; a transmit picks the offset
+  // that lets its copy run on aligned words). Not visible until publish().
+  // kInvalidArgument for an id not held or offset + len beyond the buffer.
+  Result<void> post(std::uint16_t id, std::uint32_t len, std::uint32_t offset = 0);
   // Makes posted ids visible to the device. True if the device wants to be
   // notified (the caller then writes QueueNotify).
   bool publish();
@@ -131,6 +133,7 @@ class SplitQueue {
   volatile std::uint16_t* avail_ = nullptr;
   std::byte* used_ = nullptr;
   std::byte* buffers_cpu_ = nullptr;
+  std::uint64_t buffers_phys_ = 0;
   std::uint32_t buffer_bytes_ = 0;
   std::uint16_t size_ = 0;
   std::uint16_t avail_shadow_ = 0;  // next avail->idx to publish

@@ -80,6 +80,32 @@ TEST(SplitQueueTest, TransmitWrapsManyTimesInBatches) {
   EXPECT_EQ(f.queue.free_count(), 16);
 }
 
+// post() with an offset: the device reads from that many bytes into the
+// buffer (what the device sees is exactly the bytes written there), and an
+// offset + length past the buffer's end is refused.
+TEST(SplitQueueTest, PostAtAnOffsetIntoTheBuffer) {
+  QueueFixture f(4, SplitQueue::Direction::kDeviceReads);
+  testing::FakeQueueDevice device(f.memory, 4);
+  for (std::uint32_t offset = 0; offset < 8; ++offset) {
+    auto id = f.queue.take_free();
+    ASSERT_TRUE(id.has_value());
+    const auto bytes = frame_of(offset, 1514);
+    std::memcpy(f.queue.buffer(*id).data() + offset, bytes.data(), bytes.size());
+    EXPECT_FALSE(f.queue.post(*id, kBufferBytes - offset + 1, offset).ok());
+    EXPECT_FALSE(f.queue.post(*id, 1, kBufferBytes).ok());
+    ASSERT_TRUE(f.queue.post(*id, 1514, offset).ok());
+    f.queue.publish();
+    EXPECT_EQ(device.consume_tx(), bytes) << "offset " << offset;
+    auto done = f.queue.pop_used();
+    ASSERT_TRUE(done.has_value());
+    ASSERT_TRUE(f.queue.put_free(done->id).ok());
+  }
+  // The whole buffer at offset 0 is still allowed.
+  auto id = f.queue.take_free();
+  ASSERT_TRUE(id.has_value());
+  EXPECT_TRUE(f.queue.post(*id, kBufferBytes).ok());
+}
+
 // A full ring is a value: no free id, and post() of an id not held fails.
 TEST(SplitQueueTest, FullRingGivesNoId) {
   QueueFixture f(8, SplitQueue::Direction::kDeviceReads);
