@@ -63,8 +63,9 @@ PACKAGES=(
   nginx-light tshark
   # Redrawing docs/architecture.png (docs/render.sh).
   graphviz
-  # The echo benchmark's plots (bench/echo: throughput and RTT against requested rate).
-  gnuplot-nox
+  # The echo benchmark's plots (bench/echo: throughput and RTT against requested rate);
+  # callgrind for instructions per packet on the host board (bench/echo, bench/dwmac, bench/async).
+  gnuplot-nox valgrind
   # Debugging the kernel through QEMU's gdbstub; clangd of the pinned clang's
   # version for editors (bazel run //toolchain/editor:compile_commands).
   gdb-multiarch clangd-19
