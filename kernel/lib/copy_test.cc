@@ -22,12 +22,15 @@ TEST(CopyForward, EveryAlignmentAndLength) {
         // Exactly-sized heap blocks, so ASan sees any over-read or over-write.
         auto* src_block = new unsigned char[so + n];
         auto* dst_block = new unsigned char[dof + n + 16];
-        for (std::size_t i = 0; i < so + n; ++i) src_block[i] = static_cast<unsigned char>(i * 7 + 3);
+        for (std::size_t i = 0; i < so + n; ++i)
+          src_block[i] = static_cast<unsigned char>(i * 7 + 3);
         std::memset(dst_block, 0xEE, dof + n + 16);
         copy_forward(dst_block + dof, src_block + so, n);
-        for (std::size_t i = 0; i < dof; ++i) ASSERT_EQ(dst_block[i], 0xEE) << n << " " << so << " " << dof;
+        for (std::size_t i = 0; i < dof; ++i)
+          ASSERT_EQ(dst_block[i], 0xEE) << n << " " << so << " " << dof;
         for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(dst_block[dof + i], src_block[so + i]) << "n=" << n << " so=" << so << " do=" << dof << " i=" << i;
+          ASSERT_EQ(dst_block[dof + i], src_block[so + i])
+              << "n=" << n << " so=" << so << " do=" << dof << " i=" << i;
         }
         for (std::size_t i = dof + n; i < dof + n + 16; ++i) ASSERT_EQ(dst_block[i], 0xEE);
         delete[] src_block;
