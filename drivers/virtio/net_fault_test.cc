@@ -15,6 +15,7 @@
 #include "drivers/irq/plic.h"
 #include "drivers/virtio/fake_net_device.h"
 #include "drivers/virtio/net.h"
+#include "drivers/virtio/net_test_rig.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/mem/page_allocator.h"
@@ -22,56 +23,12 @@
 namespace starling::virtio {
 namespace {
 
-constexpr std::uint32_t kIrq = 8;
-constexpr std::uint32_t kContext = 1;
-constexpr std::uintptr_t kClaim = 0x200004 + 0x1000 * kContext;
+using testing::frame_of;
 constexpr std::uint16_t kRing = 256;
 
-std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
-  std::vector<std::byte> out(length);
-  for (std::size_t i = 0; i < length; ++i) out[i] = static_cast<std::byte>((n * 7 + i) & 0xff);
-  return out;
-}
-
-// The same rig as net_test.cc: pages from host memory below 2 GiB, a PLIC
-// on plain memory whose "trap" is a direct irq::dispatch().
-class NetFaultTest : public ::testing::Test {
+// The rig net_test.cc uses (net_test_rig.h).
+class NetFaultTest : public testing::NetRig {
  protected:
-  NetFaultTest() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
-    void* low = mmap(nullptr, kPagesBytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-    EXPECT_NE(low, MAP_FAILED);
-    pages_memory_ = static_cast<std::byte*>(low);
-    const mem::PhysRange range{mem::to_phys(pages_memory_),
-                               mem::to_phys(pages_memory_) + kPagesBytes};
-    EXPECT_TRUE(pages_.init({&range, 1}).ok());
-    plic_.init();
-    irq::init(plic_);
-    device_.raise_interrupt = [this] {
-      plic_words_[kClaim / 4] = kIrq;
-      irq::dispatch();
-      plic_words_[kClaim / 4] = 0;
-    };
-  }
-  ~NetFaultTest() override { munmap(pages_memory_, kPagesBytes); }
-
-  Result<void> init() {
-    return net_.init({.base = 0x1000'8000, .irq = kIrq, .model = &device_}, pages_);
-  }
-
-  std::vector<std::vector<std::byte>> drain() {
-    std::vector<std::vector<std::byte>> out;
-    hal::RxFrame batch[16];
-    for (;;) {
-      const std::size_t n = net_.receive(batch);
-      for (std::size_t i = 0; i < n; ++i) {
-        out.emplace_back(batch[i].data.begin(), batch[i].data.end());
-        EXPECT_TRUE(net_.release(batch[i].handle).ok());
-      }
-      if (n < 16) return out;
-    }
-  }
-
   // The TX ring takes a full ring of frames again (none was lost).
   void expect_tx_ring_whole() {
     auto f = frame_of(9, 60);
@@ -81,18 +38,6 @@ class NetFaultTest : public ::testing::Test {
     EXPECT_EQ(*sent, kRing) << "TX descriptors missing";
     device_.consume_tx();
   }
-
-  static constexpr std::size_t kPagesBytes = std::size_t{4} << 20;
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
-  std::byte* pages_memory_ = nullptr;
-  mem::PageAllocator pages_;
-  std::vector<std::uint32_t> plic_words_ = std::vector<std::uint32_t>(0x202000 / 4, 0);
-  Plic plic_{{reinterpret_cast<std::uintptr_t>(plic_words_.data()), kContext, 95}};
-  testing::FakeNetDevice device_;
-  Net net_;
 };
 
 // Runs of bad used entries (ids out of range, lengths beyond the buffer, an

@@ -17,6 +17,7 @@
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
 #include "drivers/virtio/fake_net_device.h"
+#include "drivers/virtio/net_test_rig.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
@@ -27,69 +28,9 @@
 namespace starling::virtio {
 namespace {
 
-constexpr std::uint32_t kIrq = 8;
-constexpr std::uint32_t kContext = 1;
-constexpr std::uintptr_t kClaim = 0x200004 + 0x1000 * kContext;
+using testing::frame_of;
 
-std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
-  std::vector<std::byte> out(length);
-  for (std::size_t i = 0; i < length; ++i) out[i] = static_cast<std::byte>((n * 7 + i) & 0xff);
-  return out;
-}
-
-class NetTest : public ::testing::Test {
- protected:
-  NetTest() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
-    // 4 MiB of page-aligned "physical" memory, identity-mapped on the host,
-    // in the low 2 GiB so that legacy QueuePFN (32 bits of pages) reaches it.
-    void* low = mmap(nullptr, kPagesBytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-    EXPECT_NE(low, MAP_FAILED);
-    pages_memory_ = static_cast<std::byte*>(low);
-    const mem::PhysRange range{mem::to_phys(pages_memory_),
-                               mem::to_phys(pages_memory_) + kPagesBytes};
-    EXPECT_TRUE(pages_.init({&range, 1}).ok());
-    plic_.init();
-    irq::init(plic_);
-    // The line going up = the trap running irq::dispatch() for our source.
-    device_.raise_interrupt = [this] {
-      plic_words_[kClaim / 4] = kIrq;
-      irq::dispatch();
-      plic_words_[kClaim / 4] = 0;
-    };
-  }
-  ~NetTest() override { munmap(pages_memory_, kPagesBytes); }
-
-  Result<void> init() {
-    return net_.init({.base = 0x1000'8000, .irq = kIrq, .model = &device_}, pages_);
-  }
-
-  // Everything the driver received now, each buffer released at once.
-  std::vector<std::vector<std::byte>> drain() {
-    std::vector<std::vector<std::byte>> out;
-    hal::RxFrame batch[16];
-    for (;;) {
-      const std::size_t n = net_.receive(batch);
-      for (std::size_t i = 0; i < n; ++i) {
-        out.emplace_back(batch[i].data.begin(), batch[i].data.end());
-        EXPECT_TRUE(net_.release(batch[i].handle).ok());
-      }
-      if (n < 16) return out;
-    }
-  }
-
-  static constexpr std::size_t kPagesBytes = std::size_t{4} << 20;
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
-  std::byte* pages_memory_ = nullptr;
-  mem::PageAllocator pages_;
-  std::vector<std::uint32_t> plic_words_ = std::vector<std::uint32_t>(0x202000 / 4, 0);
-  Plic plic_{{reinterpret_cast<std::uintptr_t>(plic_words_.data()), kContext, 95}};
-  testing::FakeNetDevice device_;
-  Net net_;
-};
+using NetTest = testing::NetRig;
 
 TEST_F(NetTest, NegotiatesModernFeaturesAndPostsEveryRxBuffer) {
   ASSERT_TRUE(init().ok());

@@ -22,7 +22,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_process import App, run_in_namespace  # noqa: E402
+from host_process import App, report, run_in_namespace  # noqa: E402
 
 GUEST = "10.0.2.15"
 
@@ -194,18 +194,8 @@ def inside(args):
 
 
 def finish(app, failures):
-    text = app.console()
-    for line in ("host: NIC dwmac (device model) on TAP st0", "echo: address 10.0.2.15/24"):
-        if line not in text:
-            failures.append(f"console lacks: {line}")
-    for bad in ("PANIC", "FAIL", "ERROR: AddressSanitizer", "runtime error:"):
-        if bad in text:
-            failures.append(f"console shows {bad}")
-    print("---- console ----")
-    print(text[-3000:])
-    for f in failures:
-        print("FAIL:", f)
-    return 1 if failures else 0
+    return report(app, failures, ("host: NIC dwmac (device model) on TAP st0",
+                                  "echo: address 10.0.2.15/24"))
 
 
 def main():

@@ -96,3 +96,20 @@ def run_in_namespace(script, argv, timeout=240):
     with TapNamespace() as ns:
         return ns.run([sys.executable, os.path.abspath(script), "--inside", *argv],
                       timeout=timeout).returncode
+
+
+def report(app, failures, expected=()):
+    """Checks the app's console (expected lines present; no panic, FAIL or
+    sanitizer report), prints its tail and the failures; the exit code."""
+    text = app.console()
+    for line in expected:
+        if line not in text:
+            failures.append(f"console lacks: {line}")
+    for bad in ("PANIC", "FAIL", "ERROR: AddressSanitizer", "runtime error:"):
+        if bad in text:
+            failures.append(f"console shows {bad}")
+    print("---- console ----")
+    print(text[-3000:])
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
