@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "apps/monitor/command.h"
 #include "drivers/irq/irq.h"
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/async/executor.h"
@@ -28,35 +29,6 @@ using console::print_dec;
 
 void print_u(std::uint64_t value) {
   print_dec(static_cast<std::int64_t>(value));
-}
-
-// "sleep 250" -> command "sleep", argument "250".
-struct CommandLine {
-  std::string_view command;
-  std::string_view argument;
-};
-
-CommandLine split(std::string_view line) {
-  const auto trim = [](std::string_view s) {
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    return s;
-  };
-  line = trim(line);
-  const auto space = line.find(' ');
-  if (space == std::string_view::npos) return {line, {}};
-  return {line.substr(0, space), trim(line.substr(space + 1))};
-}
-
-// A non-negative decimal number, or -1.
-std::int64_t parse_number(std::string_view text) {
-  if (text.empty() || text.size() > 12) return -1;
-  std::int64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return -1;
-    value = value * 10 + (c - '0');
-  }
-  return value;
 }
 
 void print_uptime() {
@@ -142,7 +114,7 @@ void print_help() {
       "  exit [CODE]  shut down, with exit code CODE (default 0)\n");
 }
 
-async::Task<int> monitor(async::Executor& executor) {
+async::Task<int> run_monitor(async::Executor& executor) {
   print("monitor: ready; type help\n");
   char line[80];
   for (;;) {
@@ -154,7 +126,7 @@ async::Task<int> monitor(async::Executor& executor) {
       print("\n");
       co_return 1;
     }
-    const auto [command, argument] = split(std::string_view(line, *length));
+    const auto [command, argument] = monitor::split(std::string_view(line, *length));
     if (command.empty()) continue;
     if (command == "help") {
       print_help();
@@ -167,7 +139,7 @@ async::Task<int> monitor(async::Executor& executor) {
     } else if (command == "cpu") {
       print_utilisation(executor);
     } else if (command == "sleep") {
-      const std::int64_t ms = parse_number(argument);
+      const std::int64_t ms = monitor::parse_number(argument);
       if (ms < 0 || ms > 60'000) {
         print("sleep: give milliseconds, 0 to 60000\n");
         continue;
@@ -178,7 +150,7 @@ async::Task<int> monitor(async::Executor& executor) {
       print_u((hal::now_ns() - start) / 1000);
       print(" us\n");
     } else if (command == "exit") {
-      const std::int64_t code = argument.empty() ? 0 : parse_number(argument);
+      const std::int64_t code = argument.empty() ? 0 : monitor::parse_number(argument);
       if (code < 0 || code > 255) {
         print("exit: give a code from 0 to 255\n");
         continue;
@@ -198,6 +170,6 @@ async::Task<int> monitor(async::Executor& executor) {
 
 int starling_app_main(const starling::BootInfo& /*boot*/) {
   starling::async::Executor executor;
-  auto code = executor.block_on(starling::monitor(executor));
+  auto code = executor.block_on(starling::run_monitor(executor));
   return code.ok() ? *code : 1;
 }

@@ -5,6 +5,7 @@
 #include "drivers/irq/irq.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/console/console.h"
+#include "kernel/console/line_editor.h"
 #include "platform/hal/interrupts.h"
 
 namespace starling::console {
@@ -32,10 +33,6 @@ Result<void> attach_once() {
   return {};
 }
 
-// Terminal line discipline, minimal: backspace/DEL erase one character.
-constexpr char kBackspace = '\b';
-constexpr char kDelete = 0x7f;
-
 }  // namespace
 
 async::Task<std::size_t> read(std::span<char> out) {
@@ -51,12 +48,13 @@ async::Task<std::size_t> read(std::span<char> out) {
 
 async::Task<std::size_t> read_line(std::span<char> out) {
   // Bytes read past the end of the previous line (input typed ahead, or a
-  // test feeding several lines at once) wait here for the next call.
+  // test feeding several lines at once) wait here for the next call, and the
+  // editor keeps the CR LF state across lines.
   static char buffer[64];
   static std::size_t next = 0;
   static std::size_t end = 0;
-  static bool skip_lf = false;  // the LF of a CR LF pair that ended the last line
-  std::size_t length = 0;
+  static LineEditor editor;
+  editor.begin(out);
   for (;;) {
     if (next == end) {
       auto got = co_await read(buffer);
@@ -66,26 +64,18 @@ async::Task<std::size_t> read_line(std::span<char> out) {
     }
     while (next < end) {
       const char c = buffer[next++];
-      if (skip_lf && c == '\n') {
-        skip_lf = false;
-        continue;
-      }
-      skip_lf = false;
-      if (c == '\r' || c == '\n') {
-        skip_lf = (c == '\r');
-        print("\n");
-        co_return length;
-      }
-      if (c == kBackspace || c == kDelete) {
-        if (length > 0) {
-          --length;
+      switch (editor.feed(c)) {
+        case LineEditor::Event::kIgnored:
+          break;
+        case LineEditor::Event::kAppended:
+          print(std::string_view(&c, 1));
+          break;
+        case LineEditor::Event::kErased:
           print("\b \b");
-        }
-        continue;
-      }
-      if (length < out.size()) {
-        out[length++] = c;
-        print(std::string_view(&c, 1));
+          break;
+        case LineEditor::Event::kLineDone:
+          print("\n");
+          co_return editor.length();
       }
     }
   }
