@@ -1,6 +1,7 @@
 // Instructions per runtime operation in QEMU, from the guest's own instret
-// counter (figures, not pass/fail). QEMU counts retired guest instructions
-// exactly, so these are as repeatable as callgrind's on the host.
+// counter (figures, not pass/fail). Under -icount (BUILD.bazel passes it)
+// QEMU counts retired guest instructions exactly, so these are as repeatable
+// as callgrind's on the host; without it, TCG's instret is the host's clock.
 //   bazel run //bench/async:qemu
 
 #include <cstdint>
