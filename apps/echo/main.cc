@@ -170,6 +170,7 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
     used = append_stat(line, used, cap, "coroutine_frames_used", frames->frames_in_use());
     used = append_stat(line, used, cap, "coroutine_frame_failures", frames->failed_allocations());
   }
+  used = append_stat(line, used, cap, "rx_wrappers_max", pool.max_in_use);
   used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
   used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
   used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);

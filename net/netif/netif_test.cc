@@ -75,6 +75,7 @@ TEST_F(RxPoolTest, ExhaustionDropsAndCountsThenEveryWrapperComesBack) {
   }
   EXPECT_EQ(pool.stats().wrapped, 3 * kPool);
   EXPECT_EQ(pool.stats().returned, 3 * kPool);
+  EXPECT_EQ(pool.stats().max_in_use, kPool);  // the high-water mark outlives the frees
   EXPECT_EQ(pool.stats().release_errors, 0u);
   EXPECT_EQ(nic_.bad_releases, 0u);
 }

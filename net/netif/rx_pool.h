@@ -34,6 +34,7 @@ class RxPbufPool {
     std::uint64_t too_long = 0;        // frames dropped: longer than a pbuf can say
     std::uint64_t returned = 0;        // pbufs freed, buffers given back
     std::uint64_t release_errors = 0;  // nic.release() refused a handle
+    std::size_t max_in_use = 0;        // most wrappers (driver buffers) the stack held at once
   };
 
   explicit RxPbufPool(N& nic) noexcept : nic_(&nic) {
@@ -62,6 +63,7 @@ class RxPbufPool {
     }
     free_ = w->next;
     ++in_use_;
+    if (in_use_ > stats_.max_in_use) stats_.max_in_use = in_use_;
     w->next = nullptr;
     w->handle = frame.handle;
     w->custom.custom_free_function = &free_function;
