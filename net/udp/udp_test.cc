@@ -17,75 +17,19 @@
 #include "kernel/async/yield.h"
 #include "net/netif/fake_nic.h"
 #include "net/netif/netif.h"
+#include "net/netif/test_frames.h"
 
 namespace starling::net {
 namespace {
 
 using testing::FakeNic;
-using Bytes = std::vector<std::byte>;
-
-constexpr std::uint8_t kPeerMac[6] = {0x52, 0x55, 0x0a, 0x00, 0x02, 0x02};
-constexpr std::uint8_t kOurMac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
-constexpr std::uint32_t kPeerIp = 0x0A000202;
-constexpr std::uint32_t kOurIp = 0x0A00020F;
-
-void put16(Bytes& b, std::size_t at, std::uint16_t v) {
-  b[at] = std::byte(v >> 8);
-  b[at + 1] = std::byte(v & 0xFF);
-}
-void put32(Bytes& b, std::size_t at, std::uint32_t v) {
-  put16(b, at, static_cast<std::uint16_t>(v >> 16));
-  put16(b, at + 2, static_cast<std::uint16_t>(v));
-}
-std::uint16_t get16(const Bytes& b, std::size_t at) {
-  return static_cast<std::uint16_t>(std::to_integer<unsigned>(b[at]) << 8 |
-                                    std::to_integer<unsigned>(b[at + 1]));
-}
-void ethernet(Bytes& b, const std::uint8_t* dst, const std::uint8_t* src, std::uint16_t type) {
-  for (int i = 0; i < 6; ++i) b[i] = std::byte(dst[i]), b[6 + i] = std::byte(src[i]);
-  put16(b, 12, type);
-}
-
-Bytes udp_frame(std::uint16_t src_port, std::uint16_t dst_port, const Bytes& payload) {
-  Bytes b(14 + 20 + 8 + payload.size());
-  ethernet(b, kOurMac, kPeerMac, 0x0800);
-  b[14] = std::byte{0x45};
-  put16(b, 16, static_cast<std::uint16_t>(20 + 8 + payload.size()));
-  b[22] = std::byte{64};
-  b[23] = std::byte{17};
-  put32(b, 26, kPeerIp);
-  put32(b, 30, kOurIp);
-  std::uint32_t sum = 0;
-  for (std::size_t i = 14; i < 34; i += 2) sum += get16(b, i);
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  put16(b, 24, static_cast<std::uint16_t>(~sum));
-  put16(b, 34, src_port);
-  put16(b, 36, dst_port);
-  put16(b, 38, static_cast<std::uint16_t>(8 + payload.size()));
-  put16(b, 40, 0);  // no UDP checksum (allowed on IPv4)
-  std::memcpy(b.data() + 42, payload.data(), payload.size());
-  return b;
-}
-
-Bytes arp_reply() {
-  Bytes b(60);
-  ethernet(b, kOurMac, kPeerMac, 0x0806);
-  put16(b, 14, 1);
-  put16(b, 16, 0x0800);
-  b[18] = std::byte{6};
-  b[19] = std::byte{4};
-  put16(b, 20, 2);
-  for (int i = 0; i < 6; ++i) b[22 + i] = std::byte(kPeerMac[i]), b[32 + i] = std::byte(kOurMac[i]);
-  put32(b, 28, kPeerIp);
-  put32(b, 38, kOurIp);
-  return b;
-}
-
-Bytes pattern(std::size_t n, int seed) {
-  Bytes b(n);
-  for (std::size_t i = 0; i < n; ++i) b[i] = std::byte(static_cast<std::uint8_t>(i * 31 + seed));
-  return b;
-}
+// Frames built by hand (net/netif/test_frames.h), from the peer at kPeerIp.
+using testing::arp_reply;
+using testing::Bytes;
+using testing::get16;
+using testing::kPeerIp;
+using testing::pattern;
+using testing::udp_frame;
 
 class UdpTest : public ::testing::Test {
  protected:
@@ -115,7 +59,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
 
     // 1. receive: zero copy, source address and port.
     for (std::size_t n : {std::size_t{1}, std::size_t{64}, std::size_t{1472}}) {
-      const Bytes payload = pattern(n, static_cast<int>(n));
+      const Bytes payload = pattern(n, static_cast<std::uint32_t>(n));
       EXPECT_TRUE(nic.inject(udp_frame(40000, 1235, payload)));
       auto d = co_await async::with_timeout(socket.receive_from(), async::kSecond);
       EXPECT_TRUE(d.ok());
@@ -174,7 +118,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
     // and the NIC's copy is the only one: bytes copied == the frame. The
     // span is free again on return (overwriting it changes nothing sent).
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{512}, std::size_t{1472}}) {
-      Bytes payload = pattern(n, static_cast<int>(n) + 11);
+      Bytes payload = pattern(n, static_cast<std::uint32_t>(n) + 11);
       const Bytes want = payload;
       const auto copied = nic.bytes_copied;
       const auto gathered = netif.stats().tx_gathered;
