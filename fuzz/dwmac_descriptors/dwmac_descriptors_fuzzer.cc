@@ -28,6 +28,7 @@
 #include "drivers/dwmac/dwmac.h"
 #include "drivers/dwmac/registers.h"
 #include "drivers/mmio/register_bus.h"
+#include "fuzz/harness.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/task.h"
@@ -46,28 +47,10 @@ constexpr std::size_t kRegionBytes = std::size_t{4} << 20;
 constexpr hal::MacAddress kMac{{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x5b}};
 
 void check(bool condition, const char* what) {
-  if (!condition) {
-    std::fprintf(stderr, "dwmac_descriptors invariant broken: %s\n", what);
-    std::abort();
-  }
+  fuzz::check(condition, "dwmac_descriptors", what);
 }
 
-class Input {
- public:
-  Input(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  bool empty() const { return size_ == 0; }
-  std::uint8_t u8() {
-    if (size_ == 0) return 0;
-    --size_;
-    return *data_++;
-  }
-  std::uint16_t u16() { return static_cast<std::uint16_t>(u8() | u8() << 8); }
-  std::uint32_t u32() { return u16() | static_cast<std::uint32_t>(u16()) << 16; }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-};
+using fuzz::Input;
 
 // The model behind a bus that lies once per armed register.
 class FuzzBus final : public mmio::RegisterBus {

@@ -21,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "fuzz/harness.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
@@ -48,10 +49,7 @@ constexpr int kMaxPasses = 200;
 using Netif = net::Netif<net::testing::FakeNic, 64>;
 
 void check(bool condition, const char* what) {
-  if (!condition) {
-    std::fprintf(stderr, "netif_rx invariant broken: %s\n", what);
-    std::abort();
-  }
+  fuzz::check(condition, "netif_rx", what);
 }
 
 async::Task<void> udp_echo() {

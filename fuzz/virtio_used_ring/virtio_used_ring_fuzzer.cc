@@ -24,6 +24,7 @@
 #include "drivers/irq/plic.h"
 #include "drivers/virtio/fake_net_device.h"
 #include "drivers/virtio/net.h"
+#include "fuzz/harness.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/mem/page_allocator.h"
@@ -37,28 +38,10 @@ constexpr std::uint32_t kContext = 1;
 constexpr std::size_t kPagesBytes = std::size_t{4} << 20;
 
 void check(bool condition, const char* what) {
-  if (!condition) {
-    std::fprintf(stderr, "virtio_used_ring invariant broken: %s\n", what);
-    std::abort();
-  }
+  fuzz::check(condition, "virtio_used_ring", what);
 }
 
-class Input {
- public:
-  Input(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  bool empty() const { return size_ == 0; }
-  std::uint8_t u8() {
-    if (size_ == 0) return 0;
-    --size_;
-    return *data_++;
-  }
-  std::uint16_t u16() { return static_cast<std::uint16_t>(u8() | u8() << 8); }
-  std::uint32_t u32() { return u16() | static_cast<std::uint32_t>(u16()) << 16; }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-};
+using fuzz::Input;
 
 // Memory, PLIC and executor outlive the inputs: "physical" memory in the low
 // 2 GiB (legacy QueuePFN holds 32 bits of page number).
