@@ -11,12 +11,21 @@
 // STARLING_ECHO_UDP_PORT etc. pick other host ports; STARLING_ECHO_NETDEV
 // replaces the whole -netdev (e.g. a socket netdev for test/robustness).
 //
-// Stats for tests: a UDP datagram to 1235 whose payload is exactly
-// "STARLING-STATS" is answered (not echoed) with one text line of
-// space-separated key=value counters, so a test can compare pool counts
-// against a baseline ("STARLING-STATS pbuf_pool_used=.. rx_wrappers_used=..
-// tcp_pcbs_used=.. tcp_active=.. tcp_time_wait=.. ..."). The query's own
-// datagram holds one RX wrapper and one pbuf while the line is made.
+// Stats for tests: a UDP datagram to 1235 whose payload is "STARLING-STATS"
+// followed by nothing but spaces is answered (not echoed) with one text
+// line of space-separated key=value counters, so a test can compare pool
+// counts against a baseline ("STARLING-STATS pbuf_pool_used=..
+// rx_wrappers_used=.. tcp_pcbs_used=.. ..."). Hostile peers (issue 12):
+//   - only a sender inside the stats network is answered: the kernel
+//     command line's `starling.stats_from=A.B.C.D/N`, by default the local
+//     subnet; anyone else gets nothing (counted in stats_refused);
+//   - the reply is never more than kStatsAmplification times the query: a
+//     query shorter than the line would need gets "STARLING-STATS
+//     pad_to=N" instead, and clients pad their query with spaces to N
+//     (kStatsQueryBytes, 1024);
+// UDP echo itself never answers a datagram sent to a broadcast address,
+// nor one from port 0, from its own port or from another reflector's (echo
+// 7, chargen 19): each is a way to make it flood or loop (udp_refused).
 
 #include <cstdint>
 #include <string_view>
@@ -40,6 +49,7 @@
 #include "net/ipbench/utilisation.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/netif.h"
+#include "net/port/random.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
 #include "platform/hal/clock.h"
@@ -57,6 +67,12 @@ constexpr std::uint16_t kUtilisationPort = 1237;
 constexpr std::uint8_t kTcpBacklog = 16;
 // A connection that says nothing for this long is closed: it holds a PCB.
 constexpr std::uint64_t kTcpIdleTimeoutNs = 60 * async::kSecond;
+// A connection whose echo cannot be written for this long (a peer that
+// keeps its window shut, answering probes) is reset: it holds a slot.
+constexpr std::uint64_t kTcpWriteTimeoutNs = 30 * async::kSecond;
+// The utilisation service's client says nothing for this long: closed.
+// (ipbench's client is quiet between START and STOP, for one sample run.)
+constexpr std::uint64_t kUtilisationIdleNs = 120 * async::kSecond;
 constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
 constexpr std::size_t kMaxDeviceTreeBytes = 2u << 20;
 // A full TX ring: retry the reply a few times, then drop it (counted).
@@ -76,20 +92,40 @@ int prefix_length(std::uint32_t mask) {
   return n;
 }
 
-// The IPv4 configuration: the default, or bootargs' ip= when valid.
-net::IpConfig ip_config(const BootInfo& boot) {
+struct Settings {
+  net::IpConfig ip = net::kQemuUserDefault;
+  bool stats_from_given = false;  // else: the local subnet, once it is known
+  net::Subnet stats_from;
+};
+
+// The IPv4 configuration and the stats network: the defaults, or bootargs'
+// ip= and starling.stats_from= when valid.
+Settings settings(const BootInfo& boot) {
+  Settings out;
   auto tree = fdt::DeviceTree::open(mem::to_pointer(boot.dtb), kMaxDeviceTreeBytes);
-  if (!tree.ok()) return net::kQemuUserDefault;
+  if (!tree.ok()) return out;
   auto chosen = fdt::read_chosen(*tree);
-  if (!chosen.ok() || !chosen->bootargs) return net::kQemuUserDefault;
+  if (!chosen.ok() || !chosen->bootargs) return out;
   const auto parsed = net::parse_bootargs(*chosen->bootargs);
   if (parsed.error != net::IpConfigError::kNone) {
     print("echo: ignoring bootargs ip=: ");
     print(net::ip_config_error_text(parsed.error));
     print("; using the default\n");
-    return net::kQemuUserDefault;
+  } else {
+    out.ip = parsed.config;
   }
-  return parsed.config;
+  const auto stats_from = net::bootarg_value(*chosen->bootargs, "starling.stats_from");
+  if (stats_from.found) {
+    auto subnet = net::parse_subnet(stats_from.value);
+    if (subnet.ok()) {
+      out.stats_from_given = true;
+      out.stats_from = *subnet;
+    } else {
+      print(
+          "echo: ignoring starling.stats_from= (want A.B.C.D/N); stats answer the local subnet\n");
+    }
+  }
+  return out;
 }
 
 // Elements of an lwIP memp pool in use: its size minus its free list.
@@ -107,6 +143,12 @@ std::size_t pcb_count(const tcp_pcb* pcb) {
 }
 
 constexpr std::string_view kStatsQuery = "STARLING-STATS";
+// The longest reply; a query padded to this many bytes is always answered.
+constexpr std::size_t kStatsQueryBytes = 1024;
+// A reply is never longer than this many times the query.
+constexpr std::size_t kStatsAmplification = 2;
+constexpr std::string_view kStatsPadReply = "STARLING-STATS pad_to=1024\n";
+static_assert(kStatsPadReply.size() <= kStatsAmplification * kStatsQuery.size());
 
 // UDP echo outcomes, for the benchmark's cost per echoed packet (bench/echo).
 struct EchoCounters {
@@ -116,6 +158,10 @@ struct EchoCounters {
   // and went on (a full frame arena is a moment, not the end of a service).
   std::uint64_t no_memory_waits = 0;
   std::uint64_t connections_reset = 0;  // no frame for the connection's task: RST
+  std::uint64_t udp_refused = 0;        // broadcast, or from port 0 / 1235 / 7 / 19
+  std::uint64_t stats_refused = 0;      // stats query from outside the stats network
+  std::uint64_t stats_short = 0;        // stats query too short: told to pad
+  std::uint64_t write_timeouts = 0;     // TCP echo could not write for kTcpWriteTimeoutNs
 };
 EchoCounters g_echo;
 
@@ -173,6 +219,12 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "rx_wrappers_max", pool.max_in_use);
   used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
   used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
+  used = append_stat(line, used, cap, "rx_copied_small", pool.copied_small);
+  used = append_stat(line, used, cap, "rx_copied_pressure", pool.copied_pressure);
+  used = append_stat(line, used, cap, "rx_copy_failed", pool.copy_failed);
+  used = append_stat(line, used, cap, "netif_rx_runts", ns.rx_runts);
+  used = append_stat(line, used, cap, "netif_rx_bad_header", ns.rx_bad_header);
+  used = append_stat(line, used, cap, "netif_rx_multicast", ns.rx_multicast);
   used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);
   used = append_stat(line, used, cap, "netif_tx_busy_drops", ns.tx_busy_drops);
   used = append_stat(line, used, cap, "netif_tx_errors", ns.tx_errors);
@@ -187,6 +239,15 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used =
       append_stat(line, used, cap, "no_memory_waits", g_echo.no_memory_waits + ns.wait_no_memory);
   used = append_stat(line, used, cap, "tcp_connections_reset", g_echo.connections_reset);
+  used = append_stat(line, used, cap, "tcp_write_timeouts", g_echo.write_timeouts);
+  used = append_stat(line, used, cap, "tcp_rx_refused_unread", tcp.refused_unread);
+  used = append_stat(line, used, cap, "udp_refused", g_echo.udp_refused);
+  used = append_stat(line, used, cap, "stats_refused", g_echo.stats_refused);
+  used = append_stat(line, used, cap, "stats_short", g_echo.stats_short);
+  used = append_stat(line, used, cap, "entropy_ok", net::entropy_status().ok ? 1 : 0);
+  const auto& util = net::ipbench::utilisation_stats();
+  used = append_stat(line, used, cap, "util_idle_timeouts", util.idle_timeouts);
+  used = append_stat(line, used, cap, "util_accept_errors", util.accept_errors);
   // For bench/echo: deltas between two queries give instructions and cycles
   // per echoed packet over the measured interval.
   used = append_stat(line, used, cap, "uptime_ns", hal::now_ns());
@@ -199,16 +260,23 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   return used;
 }
 
+// kStatsQuery, then only spaces (padding).
 bool is_stats_query(const net::Pbuf& data) {
   const auto bytes = data.contiguous();
-  if (bytes.size() != kStatsQuery.size()) return false;
+  if (bytes.size() < kStatsQuery.size()) return false;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (static_cast<char>(bytes[i]) != kStatsQuery[i]) return false;
+    const char c = static_cast<char>(bytes[i]);
+    if (i < kStatsQuery.size() ? c != kStatsQuery[i] : c != ' ') return false;
   }
   return true;
 }
 
-async::Task<void> udp_echo(std::uint16_t port, Netif& netif) {
+// Ports a reflector listens on: answering them makes two reflectors loop.
+bool refused_source_port(std::uint16_t from, std::uint16_t own) {
+  return from == 0 || from == own || from == 7 /* echo */ || from == 19 /* chargen */;
+}
+
+async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& settings) {
   net::UdpSocket socket;
   if (auto ok = socket.bind(port); !ok.ok()) {
     print("echo: FAIL udp bind: ");
@@ -227,9 +295,25 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif) {
       continue;
     }
     if (!datagram.ok()) co_return Unexpected(datagram.error());
+    if (!datagram->unicast || refused_source_port(datagram->from.port, port)) {
+      ++g_echo.udp_refused;
+      continue;
+    }
     if (is_stats_query(datagram->data)) {
-      char line[1024];
-      const std::size_t n = stats_line(netif, line, sizeof line);
+      const net::Subnet allowed =
+          settings.stats_from_given
+              ? settings.stats_from
+              : net::Subnet{.address = netif.address(), .netmask = netif.netmask()};
+      if (!allowed.contains(datagram->from.address)) {
+        ++g_echo.stats_refused;
+        continue;
+      }
+      char line[kStatsQueryBytes];
+      std::size_t n = stats_line(netif, line, sizeof line);
+      if (n > kStatsAmplification * datagram->data.size()) {
+        ++g_echo.stats_short;
+        n = kStatsPadReply.copy(line, kStatsPadReply.size());
+      }
       (void)socket.send_to(datagram->from, std::as_bytes(std::span<const char>(line, n)));
       continue;
     }
@@ -298,8 +382,10 @@ async::Task<void> tcp_echo_connection(NewConnection connection) {
       stream.abort();
       co_return {};
     }
-    auto written = co_await stream.write(std::span<const std::byte>(buffer, *n));
+    auto written = co_await async::with_timeout(
+        stream.write(std::span<const std::byte>(buffer, *n)), kTcpWriteTimeoutNs);
     if (!written.ok()) {
+      if (written.error() == Error::kTimedOut) ++g_echo.write_timeouts;
       stream.abort();
       co_return {};
     }
@@ -339,7 +425,8 @@ async::Task<void> utilisation(std::uint16_t port) {
   print("echo: utilisation service on port ");
   console::print_dec(port);
   print("\n");
-  co_return co_await net::ipbench::serve_utilisation(*listener);
+  co_return co_await net::ipbench::serve_utilisation(*listener, net::ipbench::executor_sampler,
+                                                     nullptr, kUtilisationIdleNs);
 }
 
 async::Task<int> serve(const BootInfo& boot) {
@@ -350,7 +437,9 @@ async::Task<int> serve(const BootInfo& boot) {
     print("\n");
     co_return 2;
   }
-  const net::IpConfig config = ip_config(boot);
+  static Settings chosen;  // the services keep a reference
+  chosen = settings(boot);
+  const net::IpConfig& config = chosen.ip;
   Netif netif(**nic);
   if (auto ok = netif.start(config); !ok.ok()) {
     print("echo: FAIL netif start: ");
@@ -376,7 +465,10 @@ async::Task<int> serve(const BootInfo& boot) {
   print_ip(netif.gateway());
   print(config.dhcp ? " (dhcp)\n" : " (static)\n");
 
-  (void)scope.spawn(udp_echo(kUdpEchoPort, netif));
+  print("echo: entropy from ");
+  print(net::entropy_status().source);
+  print(net::entropy_status().ok ? "\n" : " unavailable (TCP sequence numbers predictable)\n");
+  (void)scope.spawn(udp_echo(kUdpEchoPort, netif, chosen));
   (void)scope.spawn(tcp_echo(kTcpEchoPort));
   (void)scope.spawn(utilisation(kUtilisationPort));
   print("echo: ready\n");

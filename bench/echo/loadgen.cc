@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -52,6 +53,7 @@ constexpr std::uint64_t kMaxLag = 64;
 constexpr int kSocketBufferBytes = 8 << 20;
 constexpr std::uint16_t kStatsEtherType = 0x88B5;  // apps/reflector
 constexpr std::string_view kStatsQuery = "STARLING-STATS";
+constexpr std::size_t kStatsQueryBytes = 1024;  // apps/echo/main.cc
 constexpr std::uint16_t kRawSourcePort = 40000;
 
 std::uint64_t mono_ns() {
@@ -319,7 +321,15 @@ std::optional<StatsLine> query_stats(const Options& o) {
     t = UdpTransport::open(udp);
   }
   if (!t) return std::nullopt;
-  const auto query = std::as_bytes(std::span(kStatsQuery.data(), kStatsQuery.size()));
+  // The echo answers a query padded with spaces to kStatsQueryBytes (its
+  // reply is never more than twice the query); the reflector's query is the
+  // bare prefix in one frame.
+  std::array<char, kStatsQueryBytes> padded;
+  padded.fill(' ');
+  kStatsQuery.copy(padded.data(), kStatsQuery.size());
+  const std::size_t query_bytes =
+      o.transport == Transport::kRaw ? kStatsQuery.size() : padded.size();
+  const auto query = std::as_bytes(std::span(padded.data(), query_bytes));
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (!t->send(query)) continue;
     const std::uint64_t deadline = mono_ns() + 300'000'000u;

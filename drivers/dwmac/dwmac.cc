@@ -8,6 +8,7 @@
 #include "kernel/async/as_task.h"
 #include "kernel/async/timeout.h"
 #include "kernel/console/console.h"
+#include "kernel/console/report_limit.h"
 #include "platform/hal/clock.h"
 
 namespace starling::dwmac {
@@ -512,8 +513,8 @@ Result<bool> Dwmac::service() {
   if ((status & dma_status::kFbe) != 0) {
     ++driver_stats_.fatal_bus_errors;
     // A device that keeps failing must not turn the console into the
-    // bottleneck: the first few are told, then one in 1024 (all counted).
-    if (driver_stats_.fatal_bus_errors <= 8 || driver_stats_.fatal_bus_errors % 1024 == 0) {
+    // bottleneck (all are counted).
+    if (console::worth_reporting(driver_stats_.fatal_bus_errors)) {
       print_hex_line("dwmac: fatal bus error, resetting; DMA_CH0_STATUS = ", status);
     }
     if (auto ok = recover(); !ok.ok()) return Unexpected(ok.error());

@@ -33,6 +33,7 @@ class FakeNetDevice final : public MmioBus {
   bool consume_tx_on_notify = true;
   std::array<std::uint8_t, 6> mac = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
   std::uint16_t link_status = 1;
+  bool restless_config = false;           // every ConfigGeneration read sees a new generation
   std::function<void()> raise_interrupt;  // the line going up: the test runs the trap
 
   std::vector<std::vector<std::byte>> transmitted;  // frames, virtio_net_hdr stripped
@@ -132,7 +133,7 @@ class FakeNetDevice final : public MmioBus {
       case MmioReg::kStatus:
         return status;
       case MmioReg::kConfigGeneration:
-        return generation_;
+        return restless_config ? ++generation_ : generation_;
       default:
         return 0;
     }

@@ -4,7 +4,9 @@
 
 #include "drivers/irq/irq.h"
 #include "drivers/virtio/barrier.h"
+#include "drivers/virtio/transport.h"
 #include "kernel/console/console.h"
+#include "kernel/console/report_limit.h"
 
 namespace starling::virtio {
 namespace {
@@ -17,36 +19,18 @@ constexpr std::uint16_t kLinkUp = 1;
 constexpr std::uint32_t kRxQueue = 0;
 constexpr std::uint32_t kTxQueue = 1;
 
-// Ring layout of a queue of `size` entries: the legacy one (§2.6.2 legacy
-// interface: descriptors, avail right after, used at the next QueueAlign
-// boundary), which a modern device accepts as three separate addresses.
-// 256 entries: descriptors 4096, avail 518 at 4096, used 2054 at 8192.
-constexpr std::size_t kQueueAlign = mem::kPageSize;
 constexpr std::size_t kRingPages = 3;
-constexpr std::size_t avail_offset(std::uint16_t size) {
-  return SplitQueue::descriptor_bytes(size);
-}
-constexpr std::size_t used_offset(std::uint16_t size) {
-  return (avail_offset(size) + SplitQueue::avail_bytes(size) + kQueueAlign - 1) &
-         ~(kQueueAlign - 1);
-}
-static_assert(used_offset(Net::kQueueSize) + SplitQueue::used_bytes(Net::kQueueSize) <=
-              kRingPages * mem::kPageSize);
+static_assert(ring_bytes(Net::kQueueSize) <= kRingPages * mem::kPageSize);
 constexpr std::size_t kBufferPages = Net::kQueueSize * Net::kBufferBytes / mem::kPageSize;
 
-// Bounded waits on the device (a reset completing).
-constexpr int kResetPolls = 1'000'000;
+// ConfigGeneration re-reads before read_config() settles for what it has: a
+// device whose generation never settles cannot keep the driver in a loop.
+constexpr int kConfigReadTries = 16;
 
 // Trap context: only mark the device ready (irq:: leaves the source masked
 // until wait_for_work() has acknowledged the device).
 void on_interrupt(void* source) {
   static_cast<async::InterruptSource*>(source)->signal();
-}
-
-std::uint16_t largest_power_of_two_at_most(std::uint32_t n) {
-  std::uint32_t p = 1;
-  while (p * 2 <= n && p * 2 <= SplitQueue::kMaxSize) p *= 2;
-  return static_cast<std::uint16_t>(p);
 }
 
 }  // namespace
@@ -88,26 +72,18 @@ Result<void> Net::allocate(mem::PageAllocator& pages, QueueMemory* memory) {
 
 // virtio 1.1 §3.1.1, in order.
 Result<void> Net::start_device() {
-  device_.write(MmioReg::kStatus, 0);  // reset
-  int polls = 0;
-  while (device_.read(MmioReg::kStatus) != 0) {
-    if (++polls == kResetPolls) return Unexpected(Error::kDeviceError);
-  }
-  device_.add_status(kStatusAcknowledge);
-  device_.add_status(kStatusDriver);
-  if (legacy_) {
-    negotiate_legacy();
-  } else if (auto ok = negotiate_modern(); !ok.ok()) {
+  if (auto ok = reset_and_acknowledge(device_); !ok.ok()) return ok;
+  if (auto ok = negotiate(device_, legacy_, kFeatureMac | kFeatureStatus, &features_); !ok.ok()) {
     return ok;
   }
 
   // TX ids with the device at a reset are frames that will never be sent.
   stats_.tx_drops += tx_.with_device();
-  if (auto ok = setup_queue(kRxQueue, rx_memory_, rx_, SplitQueue::Direction::kDeviceWrites);
+  if (auto ok = attach_queue(kRxQueue, rx_memory_, rx_, SplitQueue::Direction::kDeviceWrites);
       !ok.ok()) {
     return ok;
   }
-  if (auto ok = setup_queue(kTxQueue, tx_memory_, tx_, SplitQueue::Direction::kDeviceReads);
+  if (auto ok = attach_queue(kTxQueue, tx_memory_, tx_, SplitQueue::Direction::kDeviceReads);
       !ok.ok()) {
     return ok;
   }
@@ -128,89 +104,24 @@ Result<void> Net::start_device() {
   return {};
 }
 
-Result<void> Net::negotiate_modern() {
-  const std::uint64_t offered = device_.device_features();
-  if ((offered & kFeatureVersion1) == 0) {
-    device_.add_status(kStatusFailed);
-    return Unexpected(Error::kUnsupported);
-  }
-  features_ = offered & (kFeatureVersion1 | kFeatureMac | kFeatureStatus);
-  device_.set_driver_features(features_);
-  device_.add_status(kStatusFeaturesOk);
-  if ((device_.read(MmioReg::kStatus) & kStatusFeaturesOk) ==
-      0) {  // re-read: the device may refuse
-    device_.add_status(kStatusFailed);
-    return Unexpected(Error::kDeviceError);
-  }
-  return {};
-}
-
-// Legacy: one 32-bit feature word, no FEATURES_OK; the page size the
-// QueuePFN values are in.
-void Net::negotiate_legacy() {
-  device_.write(MmioReg::kDeviceFeaturesSel, 0);
-  const std::uint64_t offered = device_.read(MmioReg::kDeviceFeatures);
-  features_ = offered & (kFeatureMac | kFeatureStatus);
-  device_.write(MmioReg::kDriverFeaturesSel, 0);
-  device_.write(MmioReg::kDriverFeatures, static_cast<std::uint32_t>(features_));
-  device_.write(MmioReg::kGuestPageSize, static_cast<std::uint32_t>(mem::kPageSize));
-}
-
-Result<void> Net::setup_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,
-                              SplitQueue::Direction direction) {
-  device_.write(MmioReg::kQueueSel, index);
-  // A queue already in use (after our reset) is a device in a bad state.
-  if (device_.read(legacy_ ? MmioReg::kQueuePfn : MmioReg::kQueueReady) != 0) {
-    device_.add_status(kStatusFailed);
-    return Unexpected(Error::kDeviceError);
-  }
-  const std::uint32_t max = device_.read(MmioReg::kQueueNumMax);
-  if (max == 0) {
-    device_.add_status(kStatusFailed);
-    return Unexpected(Error::kDeviceError);
-  }
-  const std::uint16_t size = largest_power_of_two_at_most(max);
-  std::byte* rings = mem::to_pointer(memory.rings);
-  const SplitQueue::Memory layout{.descriptors = rings,
-                                  .avail = rings + avail_offset(size),
-                                  .used = rings + used_offset(size),
-                                  .buffers_cpu = mem::to_pointer(memory.buffers),
-                                  .buffers_phys = memory.buffers,
-                                  .buffer_bytes = kBufferBytes};
-  if (auto ok = queue.init(layout, size, direction); !ok.ok()) return ok;
-
-  device_.write(MmioReg::kQueueNum, size);
-  if (legacy_) {
-    // QueuePFN is 32 bits of 4 KiB pages: rings must lie below 16 TiB.
-    if (memory.rings / mem::kPageSize > 0xFFFF'FFFFu) {
-      device_.add_status(kStatusFailed);
-      return Unexpected(Error::kUnsupported);
-    }
-    device_.write(MmioReg::kQueueAlign, static_cast<std::uint32_t>(kQueueAlign));
-    // The zeroed rings before the PFN store that turns the queue on.
-    barrier::before_mmio_write();
-    device_.write(MmioReg::kQueuePfn, static_cast<std::uint32_t>(memory.rings / mem::kPageSize));
-    return {};
-  }
-  const mem::PhysAddr desc = memory.rings;
-  const mem::PhysAddr avail = memory.rings + avail_offset(size);
-  const mem::PhysAddr used = memory.rings + used_offset(size);
-  device_.write(MmioReg::kQueueDescLow, static_cast<std::uint32_t>(desc));
-  device_.write(MmioReg::kQueueDescHigh, static_cast<std::uint32_t>(desc >> 32));
-  device_.write(MmioReg::kQueueDriverLow, static_cast<std::uint32_t>(avail));
-  device_.write(MmioReg::kQueueDriverHigh, static_cast<std::uint32_t>(avail >> 32));
-  device_.write(MmioReg::kQueueDeviceLow, static_cast<std::uint32_t>(used));
-  device_.write(MmioReg::kQueueDeviceHigh, static_cast<std::uint32_t>(used >> 32));
-  // The zeroed rings before QueueReady lets the device read them.
-  barrier::before_mmio_write();
-  device_.write(MmioReg::kQueueReady, 1);
-  return {};
+Result<void> Net::attach_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,
+                               SplitQueue::Direction direction) {
+  const SplitQueue::Memory buffers{.buffers_cpu = mem::to_pointer(memory.buffers),
+                                   .buffers_phys = memory.buffers,
+                                   .buffer_bytes = kBufferBytes};
+  return setup_queue(device_, legacy_, index, memory.rings, buffers, kQueueSize, queue, direction);
 }
 
 void Net::read_config() {
-  // ConfigGeneration brackets a consistent read (§4.2.2.2).
+  // ConfigGeneration brackets a consistent read (§4.2.2.2); bounded, and
+  // counted when the device never let a read settle.
   std::uint32_t generation = 0;
+  int tries = 0;
   do {
+    if (++tries > kConfigReadTries) {
+      ++stats_.config_unsettled;
+      break;
+    }
     generation = device_.read(MmioReg::kConfigGeneration);
     if ((features_ & kFeatureMac) != 0) {
       for (std::uint32_t i = 0; i < 6; ++i) mac_.bytes[i] = device_.read_config8(kConfigMac + i);
@@ -244,7 +155,9 @@ Result<bool> Net::service_interrupt() {
   }
   if ((device_.read(MmioReg::kStatus) & kStatusNeedsReset) != 0) {
     ++stats_.resets;
-    console::print("virtio-net: device needs reset; resetting\n");
+    if (console::worth_reporting(stats_.resets)) {
+      console::print("virtio-net: device needs reset; resetting\n");
+    }
     if (auto ok = start_device(); !ok.ok()) return Unexpected(ok.error());
     happened = true;
   }
@@ -255,8 +168,13 @@ async::Task<void> Net::wait_for_work() {
   for (;;) {
     auto serviced = service_interrupt();
     if (!serviced.ok()) co_return Unexpected(serviced.error());
+    // Reclaim here, not only in transmit(): completions left on the used
+    // ring of a full ring made every call return at once, forever (the
+    // netif spun). Room that appeared in a full ring is work to report.
+    const bool was_full = tx_.free_count() == 0;
+    reclaim_tx();
     const bool tx_full = tx_.free_count() == 0;
-    if (*serviced || rx_.has_used() || (tx_full && tx_.has_used())) break;
+    if (*serviced || rx_.has_used() || (was_full && !tx_full)) break;
     // Interrupts on, then one more look before sleeping.
     bool work = rx_.enable_interrupts();
     if (tx_full) work = tx_.enable_interrupts() || work;

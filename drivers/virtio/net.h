@@ -93,10 +93,8 @@ class Net {
   };
   Result<void> allocate(mem::PageAllocator& pages, QueueMemory* memory);
   Result<void> start_device();  // reset .. DRIVER_OK
-  Result<void> negotiate_modern();
-  void negotiate_legacy();
-  Result<void> setup_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,
-                           SplitQueue::Direction direction);
+  Result<void> attach_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,
+                            SplitQueue::Direction direction);
   void read_config();
   // Acknowledges the device's interrupt causes; handles config changes and
   // a device that needs a reset. True if anything happened the caller must see.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -154,6 +155,40 @@ TEST_F(NetTest, HeldBuffersAreNotReposted) {
   EXPECT_FALSE(net_.release(handles[0]).ok());  // already given back
 }
 
+// The ring drained dry (the stack holds every buffer, frames arriving are
+// lost) and then given back one handle at a time, as the RX pool's free
+// function does: the first release re-posts and notifies at once, and every
+// frame after that is received (issue 12: recovery from a dry ring).
+TEST_F(NetTest, DrainedRingRefillsAndNotifiesOnEachRelease) {
+  ASSERT_TRUE(init().ok());
+  for (int i = 0; i < 256; ++i) ASSERT_TRUE(device_.deliver(frame_of(i, 100)));
+  std::vector<hal::RxFrame> held(256);
+  ASSERT_EQ(net_.receive(held), 256u);
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(device_.deliver(frame_of(500 + i, 100)));
+  EXPECT_EQ(device_.rx_dropped_no_buffer, 10u);
+  const std::uint64_t notifies = device_.notifies[0];
+  ASSERT_TRUE(net_.release(held[0].handle).ok());
+  EXPECT_EQ(device_.notifies[0], notifies + 1);  // told at once, not at the next receive()
+  EXPECT_TRUE(device_.deliver(frame_of(600, 100)));
+  for (std::size_t i = 1; i < held.size(); ++i) ASSERT_TRUE(net_.release(held[i].handle).ok());
+  EXPECT_EQ(device_.queue(0)->pending(), 255);
+  for (int i = 0; i < 255; ++i) ASSERT_TRUE(device_.deliver(frame_of(700 + i, 100)));
+  std::vector<hal::RxFrame> again(256);
+  ASSERT_EQ(net_.receive(again), 256u);
+  const auto first = frame_of(600, 100);
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), again[0].data.begin()));
+  for (auto& f : again) ASSERT_TRUE(net_.release(f.handle).ok());
+}
+
+// A device whose config generation changes on every read cannot keep the
+// driver re-reading forever: init completes, and the give-up is counted.
+TEST_F(NetTest, RestlessConfigGenerationIsBounded) {
+  device_.restless_config = true;
+  ASSERT_TRUE(init().ok());
+  EXPECT_EQ(net_.stats().config_unsettled, 1u);
+  EXPECT_EQ(net_.mac().bytes, device_.mac);
+}
+
 // TX backpressure: with the device not consuming, the ring fills; transmit
 // then says kBusy (counted) and wait_for_work() completes once the device
 // catches up and interrupts.
@@ -191,6 +226,31 @@ TEST_F(NetTest, FullTxRingIsBusyUntilTheDeviceCatchesUp) {
   sent = net_.transmit(spans);
   ASSERT_TRUE(sent.ok());
   EXPECT_EQ(*sent, 256u);
+}
+
+// A full TX ring whose completions sit on the used ring: wait_for_work()
+// reports the room once and then sleeps. (It used to return at once on every
+// call, without reclaiming, and the netif's loop spun on it.)
+TEST_F(NetTest, CompletedFullTxRingIsReclaimedNotSpunOn) {
+  device_.consume_tx_on_notify = false;
+  ASSERT_TRUE(init().ok());
+  auto f = frame_of(1, 60);
+  std::vector<std::span<const std::byte>> spans(256, std::span<const std::byte>(f));
+  ASSERT_EQ(*net_.transmit(spans), 256u);
+  device_.consume_tx();  // all 256 completed, nothing reclaimed yet
+  auto scenario = [&]() -> async::Task<void> {
+    auto first = co_await async::with_timeout(net_.wait_for_work(), 5 * async::kMillisecond);
+    if (!first.ok()) co_return Unexpected(first.error());  // the room is news: at once
+    auto second = co_await async::with_timeout(net_.wait_for_work(), 5 * async::kMillisecond);
+    if (second.ok()) co_return Unexpected(Error::kBusy);  // nothing new: must sleep
+    if (second.error() != Error::kTimedOut) co_return Unexpected(second.error());
+    co_return {};
+  };
+  auto result = executor_.block_on(scenario());
+  ASSERT_TRUE(result.ok()) << error_name(result.error());
+  auto again = net_.transmit(spans);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, 256u);
 }
 
 TEST_F(NetTest, TransmitRejectsBadFrames) {

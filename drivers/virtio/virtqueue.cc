@@ -34,6 +34,7 @@ Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Directio
   for (std::uint16_t id = size; id-- > 0;) {
     descriptors_[id].addr = memory.buffers_phys + std::uint64_t{id} * buffer_bytes_;
     descriptors_[id].len = buffer_bytes_;
+    posted_len_[id] = buffer_bytes_;
     descriptors_[id].flags = flags;
     descriptors_[id].next = 0;
     if (keep_held && state_[id] == State::kHeld) continue;
@@ -63,6 +64,7 @@ Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len, std::uint32_t
   }
   descriptors_[id].addr = buffers_phys_ + std::uint64_t{id} * buffer_bytes_ + offset;
   descriptors_[id].len = len;
+  posted_len_[id] = len;
   avail_ring(avail_shadow_ & (size_ - 1)) = id;
   ++avail_shadow_;
   state_[id] = State::kPosted;
@@ -102,7 +104,9 @@ std::optional<SplitQueue::Completion> SplitQueue::pop_used() {
     }
     state_[id] = State::kHeld;
     --with_device_;
-    const bool len_ok = len <= descriptors_[id].len;
+    // Against our own record of the length posted: the descriptor table is
+    // shared memory the device can write, so its len proves nothing.
+    const bool len_ok = len <= posted_len_[id];
     if (!len_ok) ++errors_;
     return Completion{static_cast<std::uint16_t>(id), len_ok ? len : 0, len_ok};
   }

@@ -144,6 +144,7 @@ class SplitQueue {
   std::uint64_t errors_ = 0;
   std::array<State, kMaxSize> state_{};
   std::array<std::uint16_t, kMaxSize> free_stack_{};
+  std::array<std::uint32_t, kMaxSize> posted_len_{};  // what each id was posted with
 };
 
 }  // namespace starling::virtio

@@ -235,5 +235,34 @@ TEST(SplitQueueTest, ReinitKeepsHeldIds) {
   EXPECT_EQ(f.queue.with_device(), 0);
 }
 
+// The device can write the descriptor table: a length it claims is checked
+// against what the driver itself posted, not against the (rewritten) table.
+TEST(SplitQueueTest, UsedLengthIsCheckedAgainstThePostedLength) {
+  QueueFixture f(4, SplitQueue::Direction::kDeviceWrites);
+  testing::FakeQueueDevice device(f.memory, 4);
+  auto id = f.queue.take_free();
+  ASSERT_TRUE(id.has_value());
+  ASSERT_TRUE(f.queue.post(*id, 100).ok());
+  (void)f.queue.publish();
+  const std::uint16_t taken = device.take_avail();
+  ASSERT_EQ(taken, *id);
+  // The device rewrites the descriptor's len, then claims 1000 bytes.
+  reinterpret_cast<Descriptor*>(f.memory.descriptors)[taken].len = kBufferBytes;
+  device.complete(taken, 1000);
+  auto done = f.queue.pop_used();
+  ASSERT_TRUE(done.has_value());
+  EXPECT_FALSE(done->len_ok);
+  EXPECT_EQ(done->len, 0u);
+  EXPECT_EQ(f.queue.errors(), 1u);
+  // Within what was posted is fine.
+  ASSERT_TRUE(f.queue.post(done->id, 100).ok());
+  (void)f.queue.publish();
+  device.complete(device.take_avail(), 100);
+  done = f.queue.pop_used();
+  ASSERT_TRUE(done.has_value());
+  EXPECT_TRUE(done->len_ok);
+  EXPECT_EQ(done->len, 100u);
+}
+
 }  // namespace
 }  // namespace starling::virtio

@@ -4,6 +4,9 @@
 #include <span>
 #include <utility>
 
+#include "kernel/async/sleep.h"
+#include "kernel/async/timeout.h"
+
 namespace starling::net::ipbench {
 
 namespace {
@@ -15,14 +18,25 @@ async::Task<void> send(TcpStream& s, std::string_view text) {
 }
 }  // namespace
 
-async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler,
-                                           void* context) noexcept {
+constinit UtilisationStats g_stats{};
+
+const UtilisationStats& utilisation_stats() noexcept {
+  return g_stats;
+}
+
+async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler, void* context,
+                                           std::uint64_t idle_timeout_ns) noexcept {
   UtilisationProtocol protocol;
   Result<void> r = co_await send(stream, UtilisationProtocol::kGreeting);
   if (!r) co_return r;
   std::array<char, 256> buf;
   for (;;) {
-    Result<std::size_t> n = co_await stream.read(std::as_writable_bytes(std::span(buf)));
+    Result<std::size_t> n = co_await async::with_timeout(
+        stream.read(std::as_writable_bytes(std::span(buf))), idle_timeout_ns);
+    if (!n && n.error() == Error::kTimedOut) {
+      ++g_stats.idle_timeouts;
+      break;
+    }
     if (!n) co_return Unexpected(n.error());
     if (*n == 0) break;  // client went away
     UtilisationProtocol::Output out =
@@ -34,13 +48,19 @@ async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler,
   co_return stream.close();
 }
 
-async::Task<void> serve_utilisation(TcpListener& listener, Sampler sampler,
-                                    void* context) noexcept {
+async::Task<void> serve_utilisation(TcpListener& listener, Sampler sampler, void* context,
+                                    std::uint64_t idle_timeout_ns) noexcept {
   for (;;) {
     Result<TcpStream> s = co_await listener.accept();
-    if (!s) co_return Unexpected(s.error());
+    if (!s && s.error() == Error::kCancelled) co_return Unexpected(s.error());
+    if (!s) {
+      ++g_stats.accept_errors;
+      co_await async::sleep_for(async::kMillisecond);
+      continue;
+    }
+    ++g_stats.clients;
     // One client at a time; a client's failure does not stop the service.
-    (void)co_await serve_utilisation_client(std::move(*s), sampler, context);
+    (void)co_await serve_utilisation_client(std::move(*s), sampler, context, idle_timeout_ns);
   }
 }
 

@@ -8,13 +8,28 @@
 // The utilisation service over net/tcp (protocol in protocol.h).
 namespace starling::net::ipbench {
 
-// Serves one client on `stream` until STOP's data, QUIT, an error or EOF;
-// closes the stream.
-async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler,
-                                           void* context) noexcept;
-// Accepts clients one at a time, forever (until accept fails).
+// A client that sends nothing for this long is closed (it would keep every
+// other client out: one at a time). ipbench's client is quiet between
+// START and STOP, for one sample run.
+inline constexpr std::uint64_t kDefaultIdleTimeoutNs = 120'000'000'000;
+
+// Serves one client on `stream` until STOP's data, QUIT, an error, EOF or
+// `idle_timeout_ns` without a byte; closes the stream.
+async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler, void* context,
+                                           std::uint64_t idle_timeout_ns) noexcept;
+// Accepts clients one at a time, forever: a failed accept (no memory for a
+// moment) is waited out and counted (accept_errors()), never the end of the
+// service; only a closed listener (kCancelled) ends it.
 async::Task<void> serve_utilisation(TcpListener& listener, Sampler sampler = executor_sampler,
-                                    void* context = nullptr) noexcept;
+                                    void* context = nullptr,
+                                    std::uint64_t idle_timeout_ns = kDefaultIdleTimeoutNs) noexcept;
+
+struct UtilisationStats {
+  std::uint64_t clients = 0;
+  std::uint64_t idle_timeouts = 0;  // clients closed for saying nothing
+  std::uint64_t accept_errors = 0;  // accept() failures waited out
+};
+const UtilisationStats& utilisation_stats() noexcept;
 
 }  // namespace starling::net::ipbench
 

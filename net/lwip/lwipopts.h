@@ -132,6 +132,20 @@
 /* Keep out-of-order segments (a lost packet at gigabit rates would otherwise
  * cost a whole window of retransmissions). */
 #define TCP_QUEUE_OOSEQ 1
+/* ... but never more than this per connection: without a limit (opt.h's 0)
+ * one peer sending out-of-order segments with gaps before them made the
+ * stack keep every one, each pinning a 2 KiB NIC receive buffer, until the
+ * ring was dry and the guest answered nobody (issue 12). 8 segments cover a
+ * single loss in a window of full-size segments followed by as many as a
+ * LAN delivers before the retransmission arrives; beyond them the segment
+ * is dropped and the peer retransmits. The whole receive budget is stated
+ * in docs/hostile-peers.md. */
+#define TCP_OOSEQ_MAX_PBUFS 8
+#define TCP_OOSEQ_MAX_BYTES (8 * TCP_MSS)
+/* When PBUF_POOL runs dry (small and copied frames live there, see
+ * net/netif/rx_pool.h), free out-of-order queues: with NO_SYS lwIP flags it
+ * and sys_check_timeouts() frees one connection's queue per call. */
+#define PBUF_POOL_FREE_OOSEQ 1
 
 /* Timers: TCP's fast and slow timers, ARP, DHCP (2), IP reassembly, plus room
  * for the apps' own sys_timeout()s. */
@@ -171,6 +185,17 @@
 /* The checksum routine itself is ours (LWIP_CHKSUM in arch/cc.h, 64 bits at
  * a time: net/lwip/checksum.cc); algorithm 3 is what lwIP would use without. */
 #define LWIP_CHKSUM_ALGORITHM 3
+
+/* ---- Hooks ------------------------------------------------------------------ */
+
+/* arch/hooks.h declares them; net/port/random.cc defines them. */
+#define LWIP_HOOK_FILENAME "arch/hooks.h"
+/* RFC 6528 initial sequence numbers: a keyed hash of the connection's
+ * addresses and ports plus a 4 us clock, the key from the board's entropy.
+ * (Without the hook lwIP's ISN is a counter plus tcp_ticks: the same for
+ * every SYN while no connection is active.) */
+#define LWIP_HOOK_TCP_ISN(local_ip, local_port, remote_ip, remote_port) \
+  starling_tcp_isn((local_ip), (local_port), (remote_ip), (remote_port))
 
 /* ---- Statistics and debugging ------------------------------------------- */
 

@@ -108,6 +108,30 @@ IpConfigParse parse_bootargs(std::string_view bootargs, const IpConfig& fallback
   return result;
 }
 
+Result<Subnet> parse_subnet(std::string_view text) {
+  const auto slash = text.find('/');
+  if (slash == std::string_view::npos) return Unexpected(Error::kInvalidArgument);
+  auto address = parse_ipv4(text.substr(0, slash));
+  std::uint32_t prefix = 0;
+  if (!address.ok() || !parse_decimal(text.substr(slash + 1), 32, &prefix)) {
+    return Unexpected(Error::kInvalidArgument);
+  }
+  return Subnet{.address = *address, .netmask = prefix_to_mask(prefix)};
+}
+
+BootargValue bootarg_value(std::string_view bootargs, std::string_view key) {
+  while (!bootargs.empty()) {
+    const auto space = bootargs.find(' ');
+    const std::string_view token = bootargs.substr(0, space);
+    bootargs = space == std::string_view::npos ? std::string_view{} : bootargs.substr(space + 1);
+    if (token.size() > key.size() && token.substr(0, key.size()) == key &&
+        token[key.size()] == '=') {
+      return {.value = token.substr(key.size() + 1), .found = true};
+    }
+  }
+  return {};
+}
+
 std::size_t format_ipv4(std::uint32_t address, char* out) {
   std::size_t n = 0;
   for (int i = 3; i >= 0; --i) {

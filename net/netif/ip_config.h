@@ -50,6 +50,25 @@ Result<std::uint32_t> parse_ipv4(std::string_view text);
 IpConfigParse parse_bootargs(std::string_view bootargs,
                              const IpConfig& fallback = kQemuUserDefault);
 
+// An IPv4 network: `address` & `netmask` (host order).
+struct Subnet {
+  std::uint32_t address = 0;
+  std::uint32_t netmask = 0;
+  constexpr bool contains(std::uint32_t ip) const { return (ip & netmask) == (address & netmask); }
+};
+
+// Parses "A.B.C.D/PREFIX" (PREFIX 0..32). kInvalidArgument otherwise.
+Result<Subnet> parse_subnet(std::string_view text);
+
+// The value of the first `key=value` token in `bootargs` (space-separated),
+// e.g. bootarg_value("ip=dhcp starling.x=1", "starling.x") == "1"; an empty
+// view with found=false when there is none.
+struct BootargValue {
+  std::string_view value;
+  bool found = false;
+};
+BootargValue bootarg_value(std::string_view bootargs, std::string_view key);
+
 // "10.0.2.15" into out (at least 16 bytes); the length written.
 std::size_t format_ipv4(std::uint32_t address, char* out);
 

@@ -93,5 +93,35 @@ TEST(FormatIpv4, RoundTrips) {
   EXPECT_EQ(std::string(text, format_ipv4(0x0A00020F, text)), "10.0.2.15");
 }
 
+TEST(ParseSubnet, AcceptsAndRefuses) {
+  auto s = parse_subnet("10.0.2.0/24");
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->contains(0x0A000202));
+  EXPECT_TRUE(s->contains(0x0A0002FF));
+  EXPECT_FALSE(s->contains(0x0A000302));
+  auto any = parse_subnet("0.0.0.0/0");
+  ASSERT_TRUE(any.ok());
+  EXPECT_TRUE(any->contains(0xC0A80001));
+  auto host = parse_subnet("192.168.1.7/32");
+  ASSERT_TRUE(host.ok());
+  EXPECT_TRUE(host->contains(0xC0A80107));
+  EXPECT_FALSE(host->contains(0xC0A80108));
+  for (const char* bad : {"", "10.0.2.0", "10.0.2.0/", "10.0.2.0/33", "10.0.2/24", "x/8"}) {
+    EXPECT_FALSE(parse_subnet(bad).ok()) << bad;
+  }
+}
+
+TEST(BootargValue, FindsTheFirstTokenByKey) {
+  const std::string_view args = "ip=dhcp starling.stats_from=10.0.0.0/8 starling.stats=x";
+  auto v = bootarg_value(args, "starling.stats_from");
+  EXPECT_TRUE(v.found);
+  EXPECT_EQ(v.value, "10.0.0.0/8");
+  EXPECT_EQ(bootarg_value(args, "ip").value, "dhcp");
+  EXPECT_FALSE(bootarg_value(args, "starling.stats_fro").found);  // a prefix is not the key
+  EXPECT_FALSE(bootarg_value(args, "starling").found);
+  EXPECT_FALSE(bootarg_value("", "ip").found);
+  EXPECT_TRUE(bootarg_value("k=", "k").found);
+}
+
 }  // namespace
 }  // namespace starling::net

@@ -1,6 +1,7 @@
 #include "net/netif/netif.h"
 
 #include "lwip/init.h"
+#include "net/port/random.h"
 
 namespace starling::net {
 namespace {
@@ -9,6 +10,9 @@ constinit bool lwip_initialized = false;
 
 void ensure_lwip_initialized() {
   if (lwip_initialized) return;
+  // Keys before lwIP draws its first random number (lwip_init seeds its
+  // local-port counters with LWIP_RAND).
+  seed_from_board_entropy();
   lwip_init();
   lwip_initialized = true;
 }

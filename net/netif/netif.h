@@ -9,6 +9,7 @@
 #include <cstring>
 #include <span>
 
+#include "kernel/async/executor.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
 #include "kernel/async/timeout.h"
@@ -18,6 +19,7 @@
 #include "lwip/etharp.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "net/netif/frame_filter.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/rx_pool.h"
 #include "net/port/timers.h"
@@ -32,9 +34,11 @@
 //   scope.spawn(netif.run());         // RX, TX completions, link, lwIP's timers
 //
 // run() drains RX in batches of kRxBatch into ethernet_input (each frame a
-// zero-copy custom pbuf from RxPbufPool), yields between full batches so
-// applications consume what arrived, runs lwIP's due timeouts, then sleeps
-// in nic.wait_for_work() for at most the time to lwIP's next timeout.
+// zero-copy custom pbuf from RxPbufPool, or a copy: see rx_pool.h), after
+// classify_frame() has dropped runts and unjoined multicast (counted); it
+// yields after every batch when another task is ready, so the hart is never
+// kept from applications, runs lwIP's due timeouts, then sleeps in nic.wait_for_work() for at
+// most the time to lwIP's next timeout.
 // TX (linkoutput): the pbuf chain's pieces go as fragments to
 // nic.transmit_gather(), whose copy into its DMA buffer is the only one (a
 // PBUF_REF in the chain pointing at application memory is copied from
@@ -59,6 +63,11 @@ struct NetifStats {
   std::uint64_t wakeups = 0;         // wait_for_work() returned (work or spurious)
   std::uint64_t timer_wakeups = 0;   // ... or lwIP's next timeout came first
   std::uint64_t wait_no_memory = 0;  // no frame to wait in: slept 1 ms, went on
+  // Dropped before lwIP (frame_filter.h).
+  std::uint64_t rx_runts = 0;       // shorter than their ARP/IPv4 header says
+  std::uint64_t rx_bad_header = 0;  // IPv4 version/IHL impossible
+  std::uint64_t rx_multicast = 0;   // to a group not joined
+  std::uint64_t yields = 0;         // gave the hart to other ready tasks
 };
 
 template <hal::Nic N, std::size_t kRxPoolSize = 256>
@@ -103,19 +112,32 @@ class Netif {
         n = nic_->receive(batch_);
         if (n != 0) ++stats_.rx_batches;
         for (std::size_t i = 0; i < n; ++i) {
+          if (!admit(batch_[i].data)) {
+            (void)nic_->release(batch_[i].handle);
+            continue;
+          }
           pbuf* p = pool_.wrap(batch_[i]);
           if (p == nullptr) continue;  // counted by the pool
           ++stats_.rx_frames;
           if (netif_.input(p, &netif_) != ERR_OK) pbuf_free(p);
         }
-        if (n == kRxBatch) co_await async::yield();
+        if (n != 0 && async::Executor::current().should_yield()) {
+          ++stats_.yields;
+          co_await async::yield();
+        }
       } while (n == kRxBatch);
       sync_link();
-      run_due_timers();
+      run_due_timers();  // also frees out-of-order queues if PBUF_POOL ran dry
       const std::uint64_t sleep_ns = next_timer_ns(kMaxIdleNs);
       auto woke = co_await async::with_timeout(nic_->wait_for_work(), sleep_ns);
       if (woke.ok()) {
         ++stats_.wakeups;
+        // A wait that returned at once (work, or a spurious wake) must not
+        // let this loop keep the hart either.
+        if (async::Executor::current().should_yield()) {
+          ++stats_.yields;
+          co_await async::yield();
+        }
       } else if (woke.error() == Error::kTimedOut) {
         ++stats_.timer_wakeups;
       } else if (woke.error() == Error::kNoMemory) {
@@ -155,6 +177,24 @@ class Netif {
 
  private:
   static Netif& self(struct netif* n) noexcept { return *static_cast<Netif*>(n->state); }
+
+  bool admit(std::span<const std::byte> frame) noexcept {
+    switch (classify_frame(frame)) {
+      case FrameVerdict::kPass:
+        return true;
+      case FrameVerdict::kRuntArp:
+      case FrameVerdict::kRuntIpv4:
+        ++stats_.rx_runts;
+        return false;
+      case FrameVerdict::kBadIpv4Header:
+        ++stats_.rx_bad_header;
+        return false;
+      case FrameVerdict::kMulticast:
+        ++stats_.rx_multicast;
+        return false;
+    }
+    return false;
+  }
 
   static err_t init_function(struct netif* n) noexcept {
     Netif& me = self(n);

@@ -30,15 +30,19 @@ class RxPoolTest : public ::testing::Test {
   FakeNic nic_;
 };
 
+// Above kCopyBreak a frame stays in the driver's buffer.
+constexpr std::size_t kLarge = 600;
+static_assert(kLarge > RxPbufPool<FakeNic, 4>::kCopyBreak);
+
 TEST_F(RxPoolTest, WrapsZeroCopyAndReturnsTheBufferOnFree) {
   RxPbufPool<FakeNic, 4> pool(nic_);
-  ASSERT_TRUE(nic_.inject(frame(60, 0xAB)));
+  ASSERT_TRUE(nic_.inject(frame(kLarge, 0xAB)));
   hal::RxFrame rx[1];
   ASSERT_EQ(nic_.receive(rx), 1u);
   pbuf* p = pool.wrap(rx[0]);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->payload, rx[0].data.data());  // the driver's buffer itself: no copy
-  EXPECT_EQ(p->tot_len, 60);
+  EXPECT_EQ(p->tot_len, kLarge);
   EXPECT_EQ(pool.in_use(), 1u);
   EXPECT_EQ(nic_.with_stack(), 1u);
   pbuf_ref(p);  // a second owner (e.g. a queued datagram)
@@ -51,44 +55,110 @@ TEST_F(RxPoolTest, WrapsZeroCopyAndReturnsTheBufferOnFree) {
   EXPECT_EQ(nic_.bad_releases, 0u);
 }
 
-TEST_F(RxPoolTest, ExhaustionDropsAndCountsThenEveryWrapperComesBack) {
+// A small frame (a one-byte TCP segment, an ACK) cannot pin a DMA buffer:
+// it is copied and the buffer is back with the driver before wrap() returns.
+TEST_F(RxPoolTest, SmallFramesAreCopiedAndTheirBufferGoesBackAtOnce) {
+  RxPbufPool<FakeNic, 4> pool(nic_);
+  for (std::size_t size : {std::size_t{14}, std::size_t{60}, RxPbufPool<FakeNic, 4>::kCopyBreak}) {
+    ASSERT_TRUE(nic_.inject(frame(size, 0xC3)));
+    hal::RxFrame rx[1];
+    ASSERT_EQ(nic_.receive(rx), 1u);
+    pbuf* p = pool.wrap(rx[0]);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(nic_.with_stack(), 0u) << size;
+    EXPECT_EQ(pool.in_use(), 0u);
+    EXPECT_EQ(p->tot_len, size);
+    std::vector<std::byte> got(size);
+    EXPECT_EQ(pbuf_copy_partial(p, got.data(), static_cast<u16_t>(size), 0), size);
+    EXPECT_EQ(got, frame(size, 0xC3));
+    pbuf_free(p);
+  }
+  EXPECT_EQ(pool.stats().copied_small, 3u);
+  EXPECT_EQ(pool.stats().wrapped, 0u);
+}
+
+// Past kZeroCopyLimit held buffers every frame is copied: a quarter of the
+// ring always stays with the device, however long the stack holds the rest.
+TEST_F(RxPoolTest, PastTheZeroCopyLimitFramesAreCopied) {
   constexpr std::size_t kPool = 8;
-  RxPbufPool<FakeNic, kPool> pool(nic_);
+  using Pool = RxPbufPool<FakeNic, kPool>;
+  static_assert(Pool::kZeroCopyLimit == 6);
+  Pool pool(nic_);
   std::vector<pbuf*> held;
   for (int round = 0; round < 3; ++round) {
-    for (std::size_t i = 0; i < kPool + 5; ++i) ASSERT_TRUE(nic_.inject(frame(100 + i, 1)));
+    for (std::size_t i = 0; i < kPool + 5; ++i) ASSERT_TRUE(nic_.inject(frame(kLarge + i, 1)));
     hal::RxFrame rx[32];
     const std::size_t n = nic_.receive(rx);
     ASSERT_EQ(n, kPool + 5);
     for (std::size_t i = 0; i < n; ++i) {
-      if (pbuf* p = pool.wrap(rx[i])) held.push_back(p);
+      pbuf* p = pool.wrap(rx[i]);
+      ASSERT_NE(p, nullptr);
+      EXPECT_EQ(p->tot_len, kLarge + i);
+      held.push_back(p);
     }
-    EXPECT_EQ(held.size(), kPool);
-    EXPECT_EQ(pool.available(), 0u);
-    EXPECT_EQ(pool.stats().exhausted, 5u * (round + 1));
-    // dropped frames went straight back to the driver
-    EXPECT_EQ(nic_.with_stack(), kPool);
+    EXPECT_EQ(pool.in_use(), Pool::kZeroCopyLimit);
+    EXPECT_EQ(nic_.with_stack(), Pool::kZeroCopyLimit);  // the copied ones went back
+    EXPECT_EQ(pool.stats().copied_pressure, (kPool + 5 - Pool::kZeroCopyLimit) * (round + 1));
     for (pbuf* p : held) pbuf_free(p);
     held.clear();
     EXPECT_EQ(pool.available(), kPool);
     EXPECT_EQ(nic_.with_stack(), 0u);
   }
-  EXPECT_EQ(pool.stats().wrapped, 3 * kPool);
-  EXPECT_EQ(pool.stats().returned, 3 * kPool);
-  EXPECT_EQ(pool.stats().max_in_use, kPool);  // the high-water mark outlives the frees
+  EXPECT_EQ(pool.stats().wrapped, 3 * Pool::kZeroCopyLimit);
+  EXPECT_EQ(pool.stats().returned, 3 * Pool::kZeroCopyLimit);
+  EXPECT_EQ(pool.stats().max_in_use, Pool::kZeroCopyLimit);  // outlives the frees
+  EXPECT_EQ(pool.stats().exhausted, 0u);
   EXPECT_EQ(pool.stats().release_errors, 0u);
+  EXPECT_EQ(nic_.bad_releases, 0u);
+}
+
+// PBUF_POOL empty: under pressure a frame is dropped (never pinned), counted,
+// its buffer released; a small frame falls back to zero copy while wrappers last.
+TEST_F(RxPoolTest, NoPoolMemoryForACopy) {
+  constexpr std::size_t kPool = 4;
+  using Pool = RxPbufPool<FakeNic, kPool>;
+  Pool pool(nic_);
+  std::vector<pbuf*> pool_memory;
+  while (pbuf* q = pbuf_alloc(PBUF_RAW, 1, PBUF_POOL)) pool_memory.push_back(q);
+  std::vector<pbuf*> held;
+  for (std::size_t i = 0; i < Pool::kZeroCopyLimit + 2; ++i) {
+    ASSERT_TRUE(nic_.inject(frame(kLarge, 2)));
+  }
+  ASSERT_TRUE(nic_.inject(frame(60, 3)));
+  hal::RxFrame rx[16];
+  const std::size_t n = nic_.receive(rx);
+  ASSERT_EQ(n, Pool::kZeroCopyLimit + 3);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (pbuf* p = pool.wrap(rx[i])) held.push_back(p);
+  }
+  // kZeroCopyLimit large frames zero-copy, 2 dropped, the small one dropped
+  // too (limit reached: it could not be copied, and it may not pin a buffer).
+  EXPECT_EQ(held.size(), Pool::kZeroCopyLimit);
+  EXPECT_EQ(pool.stats().copy_failed, 3u);
+  EXPECT_EQ(nic_.with_stack(), Pool::kZeroCopyLimit);
+  for (pbuf* p : held) pbuf_free(p);
+  held.clear();
+  // Below the limit a small frame with no pool memory still gets through.
+  ASSERT_TRUE(nic_.inject(frame(60, 4)));
+  ASSERT_EQ(nic_.receive(std::span(rx, 1)), 1u);
+  pbuf* p = pool.wrap(rx[0]);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->payload, rx[0].data.data());
+  pbuf_free(p);
+  for (pbuf* q : pool_memory) pbuf_free(q);
+  EXPECT_EQ(nic_.with_stack(), 0u);
   EXPECT_EQ(nic_.bad_releases, 0u);
 }
 
 TEST_F(RxPoolTest, FreeingAChainReturnsEveryBuffer) {
   RxPbufPool<FakeNic, 4> pool(nic_);
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(nic_.inject(frame(60, 2)));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(nic_.inject(frame(kLarge, 2)));
   hal::RxFrame rx[3];
   ASSERT_EQ(nic_.receive(rx), 3u);
   pbuf* a = pool.wrap(rx[0]);
   pbuf_cat(a, pool.wrap(rx[1]));
   pbuf_cat(a, pool.wrap(rx[2]));
-  EXPECT_EQ(a->tot_len, 180);
+  EXPECT_EQ(a->tot_len, 3 * kLarge);
   EXPECT_EQ(pool.in_use(), 3u);
   pbuf_free(a);
   EXPECT_EQ(pool.in_use(), 0u);

@@ -18,6 +18,18 @@
 // back to the driver with nic.release(handle) and the wrapper to the pool.
 // An empty pool means the frame is released at once and counted.
 //
+// What a peer can pin is bounded here (issue 12). A frame of at most
+// kCopyBreak bytes (an ACK, a one-byte segment, a small datagram) is copied
+// into a PBUF_POOL pbuf and its DMA buffer goes straight back to the ring:
+// small frames cannot hold 2 KiB buffers. And once the stack holds
+// kZeroCopyLimit buffers, every frame is copied the same way, so at least
+// kCapacity - kZeroCopyLimit buffers are always with the device, whoever
+// holds the rest: the guest keeps receiving (ARP, SYNs, other peers) while
+// one connection sits on its data. A frame that must be copied when
+// PBUF_POOL is empty is dropped and counted (lwIP then frees out-of-order
+// queues, PBUF_POOL_FREE_OOSEQ). The copy of a small frame costs less than
+// the custom pbuf it replaces; the limit costs a copy only under pressure.
+//
 // PBUF_REF rather than PBUF_RAM: lwIP never writes headers in front of the
 // payload (icmp/udp replies allocate their own header pbuf) and never
 // mem_trim()s it, so nothing outside the frame is touched.
@@ -27,14 +39,21 @@ template <typename N, std::size_t kSize>
 class RxPbufPool {
  public:
   static constexpr std::size_t kCapacity = kSize;
+  // Frames this short are always copied (Linux drivers' rx_copybreak).
+  static constexpr std::size_t kCopyBreak = 256;
+  // Buffers the stack may hold zero-copy; past it every frame is copied.
+  static constexpr std::size_t kZeroCopyLimit = kSize - kSize / 4;
 
   struct Stats {
-    std::uint64_t wrapped = 0;         // frames handed to lwIP as pbufs
-    std::uint64_t exhausted = 0;       // frames dropped: no free wrapper
-    std::uint64_t too_long = 0;        // frames dropped: longer than a pbuf can say
-    std::uint64_t returned = 0;        // pbufs freed, buffers given back
-    std::uint64_t release_errors = 0;  // nic.release() refused a handle
-    std::size_t max_in_use = 0;        // most wrappers (driver buffers) the stack held at once
+    std::uint64_t wrapped = 0;          // frames handed to lwIP as pbufs
+    std::uint64_t exhausted = 0;        // frames dropped: no free wrapper
+    std::uint64_t too_long = 0;         // frames dropped: longer than a pbuf can say
+    std::uint64_t returned = 0;         // pbufs freed, buffers given back
+    std::uint64_t release_errors = 0;   // nic.release() refused a handle
+    std::size_t max_in_use = 0;         // most wrappers (driver buffers) the stack held at once
+    std::uint64_t copied_small = 0;     // frames <= kCopyBreak copied, buffer back at once
+    std::uint64_t copied_pressure = 0;  // frames copied because kZeroCopyLimit buffers were held
+    std::uint64_t copy_failed = 0;      // frames dropped: to be copied, but PBUF_POOL was empty
   };
 
   explicit RxPbufPool(N& nic) noexcept : nic_(&nic) {
@@ -54,6 +73,20 @@ class RxPbufPool {
       ++stats_.too_long;
       (void)nic_->release(frame.handle);
       return nullptr;
+    }
+    const bool small = frame.data.size() <= kCopyBreak;
+    if (small || in_use_ >= kZeroCopyLimit) {
+      pbuf* copy = copy_out(frame);
+      if (copy != nullptr) {
+        ++(small ? stats_.copied_small : stats_.copied_pressure);
+        return copy;
+      }
+      if (in_use_ >= kZeroCopyLimit) {  // under pressure: never pin another buffer
+        ++stats_.copy_failed;
+        (void)nic_->release(frame.handle);
+        return nullptr;
+      }
+      // A small frame with PBUF_POOL empty, below the limit: zero-copy.
     }
     Wrapper* w = free_;
     if (w == nullptr) {
@@ -79,6 +112,17 @@ class RxPbufPool {
   const Stats& stats() const noexcept { return stats_; }
 
  private:
+  // The frame in PBUF_POOL memory, its buffer released; nullptr (buffer
+  // still held) if the pool is empty.
+  pbuf* copy_out(const hal::RxFrame& frame) noexcept {
+    const auto length = static_cast<u16_t>(frame.data.size());
+    pbuf* p = pbuf_alloc(PBUF_RAW, length, PBUF_POOL);
+    if (p == nullptr) return nullptr;
+    (void)pbuf_take(p, frame.data.data(), length);
+    if (!nic_->release(frame.handle).ok()) ++stats_.release_errors;
+    return p;
+  }
+
   struct Wrapper {
     pbuf_custom custom;  // first: lwIP's pbuf* is the wrapper's address
     RxPbufPool* pool = nullptr;

@@ -5,16 +5,13 @@
 //   starling_lwip_diag:   LWIP_PLATFORM_DIAG -> the console (a small printf:
 //                         %s %d %i %u %x %X %c %p %%, with l/ll/h/hh/z
 //                         length modifiers; widths are parsed and ignored).
-//   starling_lwip_rand:   xorshift64*, seeded from the cycle counter and
-//                         the clock on first use (DHCP xids, TCP ISNs,
-//                         local ports: unpredictability, not cryptography).
+// (starling_lwip_rand and the TCP ISN hook: net/port/random.cc.)
 #include <cstdarg>
 #include <cstdint>
 #include <string_view>
 
 #include "kernel/console/console.h"
 #include "net/lwip/arch/cc.h"
-#include "platform/hal/clock.h"
 
 #if defined(__riscv)
 #include "kernel/panic/panic.h"
@@ -37,8 +34,6 @@ void print_unsigned(std::uint64_t value, unsigned base, bool upper) {
   } while (value != 0);
   print(std::string_view(text + sizeof(text) - n, n));
 }
-
-constinit std::uint64_t rand_state = 0;
 
 }  // namespace
 
@@ -120,16 +115,4 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
   }
   print(run);
   va_end(args);
-}
-
-extern "C" uint32_t starling_lwip_rand(void) {
-  if (rand_state == 0) {
-    rand_state = (starling::hal::cycles() * 0x9E3779B97F4A7C15ULL) ^ starling::hal::now_ns() ^
-                 0xD1B54A32D192ED03ULL;
-    if (rand_state == 0) rand_state = 1;
-  }
-  rand_state ^= rand_state >> 12;
-  rand_state ^= rand_state << 25;
-  rand_state ^= rand_state >> 27;
-  return static_cast<uint32_t>((rand_state * 0x2545F4914F6CDD1DULL) >> 32);
 }

@@ -24,6 +24,7 @@
 #include "lwip/err.h"
 #include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"  // tcp_free_ooseq, tcp_process_refused_data
 #include "lwip/tcp.h"
 
 namespace starling::net {
@@ -32,8 +33,9 @@ namespace detail {
 // One connection's state: lives in the pool, pointed to by the pcb's arg and
 // by at most one TcpStream (or a listener's pending queue before accept()).
 struct Conn {
-  tcp_pcb* pcb = nullptr;  // null once lwIP freed it (tcp_err) or we closed
-  pbuf* rx = nullptr;      // received, unread data (a chain)
+  tcp_pcb* pcb = nullptr;    // null once lwIP freed it (tcp_err) or we closed
+  pbuf* rx = nullptr;        // received, unread data (a chain)
+  std::size_t rx_pbufs = 0;  // pbufs in rx: each may be a NIC buffer or a pool pbuf
   Conn* next_pending = nullptr;
   async::Event rx_event;  // data, FIN or error arrived
   async::Event tx_event;  // send space, connected or error
@@ -65,6 +67,9 @@ namespace {
 using detail::Conn;
 using detail::ListenerState;
 
+// Unread pbufs one connection may hold: a full window of full-size segments.
+constexpr std::size_t kMaxUnreadPbufs = TCP_WND / TCP_MSS;
+
 Conn g_conns[MEMP_NUM_TCP_PCB];
 ListenerState g_listeners[MEMP_NUM_TCP_PCB_LISTEN];
 std::size_t g_limit = MEMP_NUM_TCP_PCB;
@@ -85,6 +90,7 @@ Conn* alloc_conn() {
 void release_conn(Conn* c) {
   if (c->rx != nullptr) pbuf_free(c->rx);
   c->rx = nullptr;
+  c->rx_pbufs = 0;
   c->pcb = nullptr;
   c->next_pending = nullptr;
   c->rx_event.reset();
@@ -115,14 +121,27 @@ err_t on_recv(void* arg, tcp_pcb* pcb, pbuf* p, err_t err) {
     pbuf_free(p);
     return ERR_OK;
   }
+  // The bound on what one connection's unread data may hold (issue 12): a
+  // full window of full-size segments fits; a peer that sends tiny
+  // segments and never lets the reader catch up is refused here. lwIP then
+  // keeps this one segment (refused_data) and drops further data until the
+  // reader has made room (read() hands it back at once; lwIP retries from
+  // its fast timer otherwise); the peer retransmits.
+  const std::size_t pbufs = pbuf_clen(p);
+  if (c->rx_pbufs + pbufs > kMaxUnreadPbufs) {
+    ++g_stats.refused_unread;
+    return ERR_MEM;
+  }
   if (c->rx == nullptr) {
     c->rx = p;
+    c->rx_pbufs = pbufs;
   } else {
     // A chain's tot_len is 16 bits: refuse (lwIP keeps it and retries from
     // its timer) rather than overflow. The window (TCP_WND < 64 KiB) makes
     // this rare.
     if (std::size_t{c->rx->tot_len} + p->tot_len > 0xFFFF) return ERR_MEM;
     pbuf_cat(c->rx, p);
+    c->rx_pbufs += pbufs;
   }
   c->rx_event.set();
   return ERR_OK;
@@ -179,6 +198,9 @@ Result<void> close_conn(Conn* c) {
   if (tcp_pcb* pcb = c->pcb) {
     detach(pcb);
     c->pcb = nullptr;
+    // Nobody will read past this point: out-of-order data would only hold
+    // buffers while the FIN waits for an ACK a hostile peer never sends.
+    tcp_free_ooseq(pcb);
     if (tcp_close(pcb) != ERR_OK) {
       tcp_abort(pcb);
       ++g_stats.close_aborts;
@@ -329,7 +351,13 @@ async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
       const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
       const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
       c->rx = pbuf_free_header(c->rx, n);  // frees the fully consumed pbufs
-      if (c->pcb != nullptr) tcp_recved(c->pcb, n);
+      c->rx_pbufs = c->rx == nullptr ? 0 : pbuf_clen(c->rx);
+      if (c->pcb != nullptr) {
+        tcp_recved(c->pcb, n);
+        // Data refused for want of room (on_recv) is taken now, not on
+        // lwIP's next fast timer. It may call on_recv, never free c.
+        if (c->pcb->refused_data != nullptr) (void)tcp_process_refused_data(c->pcb);
+      }
       co_return std::size_t{n};
     }
     if (c->eof) co_return std::size_t{0};

@@ -58,12 +58,14 @@ constexpr std::uint32_t ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std
 
 // Global counters (one lwIP instance per kernel).
 struct TcpStats {
-  std::uint64_t accepted = 0;          // connections handed to a listener's queue
-  std::uint64_t refused_backlog = 0;   // aborted: the listener's backlog was full
-  std::uint64_t refused_pool = 0;      // aborted: no connection slot / no lwIP pcb
-  std::uint64_t resets = 0;            // connections that ended with ERR_RST
-  std::uint64_t errors = 0;            // all tcp_err callbacks (resets included)
-  std::uint64_t close_aborts = 0;      // close() fell back to tcp_abort
+  std::uint64_t accepted = 0;         // connections handed to a listener's queue
+  std::uint64_t refused_backlog = 0;  // aborted: the listener's backlog was full
+  std::uint64_t refused_pool = 0;     // aborted: no connection slot / no lwIP pcb
+  std::uint64_t resets = 0;           // connections that ended with ERR_RST
+  std::uint64_t errors = 0;           // all tcp_err callbacks (resets included)
+  std::uint64_t close_aborts = 0;     // close() fell back to tcp_abort
+  std::uint64_t refused_unread =
+      0;  // segments refused: the reader had TCP_WND/TCP_MSS pbufs unread
   std::size_t connections_in_use = 0;  // pool slots currently held
   std::size_t pool_size = 0;           // pool slots available in total
 };

@@ -1,5 +1,6 @@
 #include "net/udp/udp.h"
 
+#include "lwip/ip.h"
 #include "lwip/ip_addr.h"
 
 namespace starling::net {
@@ -67,6 +68,9 @@ void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t
   Entry& e = self.queue_[(self.head_ + self.count_) % kQueueDepth];
   e.p = p;
   e.from = Endpoint{.address = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr))), .port = port};
+  // Valid while lwIP is inside udp_input (this callback).
+  e.unicast = !ip_addr_isbroadcast(ip_current_dest_addr(), ip_current_netif()) &&
+              !ip_addr_ismulticast(ip_current_dest_addr());
   ++self.count_;
   ++self.stats_.received;
   self.readable_.set();
@@ -74,7 +78,7 @@ void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t
 
 Datagram UdpSocket::pop() noexcept {
   Entry& e = queue_[head_];
-  Datagram d{.from = e.from, .data = Pbuf(e.p)};
+  Datagram d{.from = e.from, .data = Pbuf(e.p), .unicast = e.unicast};
   e.p = nullptr;
   head_ = (head_ + 1) % kQueueDepth;
   --count_;

@@ -77,6 +77,11 @@ struct Endpoint {
 struct Datagram {
   Endpoint from;
   Pbuf data;
+  // False for a datagram sent to a broadcast address (255.255.255.255 or the
+  // subnet's): a service that answers every datagram (echo) must not answer
+  // those, or one spoofed packet is a reply from every host on the LAN.
+  // (Multicast never gets this far: net/netif/frame_filter.h.)
+  bool unicast = true;
 };
 
 struct UdpStats {
@@ -128,6 +133,7 @@ class UdpSocket {
   struct Entry {
     pbuf* p = nullptr;
     Endpoint from;
+    bool unicast = true;
   };
   udp_pcb* pcb_ = nullptr;
   std::array<Entry, kQueueDepth> queue_{};

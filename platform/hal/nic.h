@@ -62,7 +62,8 @@ struct NicStats {
   std::uint64_t tx_busy = 0;    // transmit() calls that found the ring full
   std::uint64_t interrupts = 0;
   std::uint64_t config_changes = 0;
-  std::uint64_t resets = 0;  // device asked for a reset and got one
+  std::uint64_t resets = 0;            // device asked for a reset and got one
+  std::uint64_t config_unsettled = 0;  // config reads given up: the device kept changing it
 };
 
 // Which driver buffer a received frame lives in; give it back with release().

@@ -3,7 +3,7 @@
 # qemu-system-riscv64 and exits with the guest's exit code.
 #
 #   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [--serial-stdio]
-#               [--gdb[=PORT]] [--pcap FILE] [-- QEMU ARGS...]
+#               [--gdb[=PORT]] [--pcap FILE] [--no-rng] [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
 # (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
@@ -14,10 +14,13 @@
 # on 127.0.0.1:PORT (default 1234); the runner prints the gdb-multiarch command.
 # --pcap FILE writes every frame of the guest's NIC (netdev n0) to FILE, for
 # Wireshark/tshark (QEMU's filter-dump).
+# The board's entropy source, a virtio-rng device, is always added after the
+# QEMU ARGS (so a NIC given there keeps the highest virtio-mmio slot);
+# --no-rng leaves it out, to see how an image copes with no entropy.
 set -euo pipefail
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -27,6 +30,7 @@ memory="128M"
 console=(-nographic)
 gdb_port=""
 pcap=""
+rng=(-device virtio-rng-device)
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -37,6 +41,7 @@ while [[ $# -gt 0 ]]; do
     --gdb) gdb_port=1234; shift ;;
     --gdb=*) gdb_port=${1#--gdb=}; shift ;;
     --pcap) pcap=${2:?--pcap needs a file name}; shift 2 ;;
+    --no-rng) rng=(); shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
@@ -97,7 +102,7 @@ for arg in "${extra[@]}"; do
 done
 
 cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
-     -kernel "$kernel" "${extra[@]}")
+     -kernel "$kernel" "${extra[@]}" "${rng[@]}")
 if [[ -n "$pcap" ]]; then
   if ! printf '%s\n' "${extra[@]}" | grep -q 'id=n0'; then
     echo "run_qemu.sh: --pcap needs a NIC on netdev n0 (e.g. //apps/echo:qemu)" >&2

@@ -46,6 +46,9 @@ POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_pcbs_us
              "tcp_segs_used", "tcp_active", "tcp_conns")
 
 failures = []
+# The echo's stats query, padded: a reply is never more than twice the query
+# (apps/echo/main.cc, kStatsQueryBytes).
+STATS_QUERY = b"STARLING-STATS".ljust(1024)
 
 
 def check(cond, what):
@@ -206,7 +209,7 @@ class Wire:
         return None
 
     def stats(self):
-        data = self.udp_request(40000 + random.randrange(1000), b"STARLING-STATS")
+        data = self.udp_request(40000 + random.randrange(1000), STATS_QUERY)
         return parse_stats(data) if data else None
 
     def close(self):
@@ -434,7 +437,7 @@ def run_tcp(args):
 
     def stats():
         for _ in range(5):
-            us.sendto(b"STARLING-STATS", ("127.0.0.1", udp_port))
+            us.sendto(STATS_QUERY, ("127.0.0.1", udp_port))
             try:
                 data, _ = us.recvfrom(4096)
                 s = parse_stats(data)
@@ -772,6 +775,180 @@ def run_abuse(args):
         print(text[-2500:])
 
 
+# ---------------------------------------------------------------- out-of-order bursts (wire)
+
+def ooseq_burst(w, sport, port, count):
+    """A connection to `port` that sends `count` one-byte segments, each with
+    a one-byte gap before it: every one is out of order, none is ever
+    completed. Its SYN-ACK is answered, nothing after (the greeting the
+    utilisation service sends is never ACKed)."""
+    c = RawConn(w, sport, port=port)
+    if not c.connect():
+        return None
+    for i in range(count):
+        c._seg(c.snd_nxt + 2 * i + 1, c.rcv_nxt, ACK, b"x")
+        if i % 32 == 31:
+            time.sleep(0.002)
+    return c
+
+
+def answers_within(w, seconds):
+    """Seconds until a UDP echo comes back (polled), or None within `seconds`."""
+    start = time.monotonic()
+    payload = b"are you there?"
+    while time.monotonic() - start < seconds:
+        if w.udp_request(33334, payload, timeout=0.3, tries=1) == payload:
+            return time.monotonic() - start
+    return None
+
+
+def udp_nocsum(sport, dport, payload):
+    """A UDP header with checksum 0 (none, as IPv4 allows): valid to any destination."""
+    return struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+
+
+def no_reply(w, sport, timeout=0.6):
+    return w.recv_ip(17, lambda l4: struct.unpack("!H", l4[2:4])[0] == sport, timeout) is None
+
+
+def isn_case(w):
+    """RFC 6528: five SYNs from five source ports, five unrelated ISNs."""
+    isns = []
+    for port in range(7301, 7306):
+        c = RawConn(w, port)
+        if c.connect():
+            isns.append((c.rcv_nxt - 1) & 0xFFFFFFFF)
+        c.reset()
+    print(f"      ISNs: {' '.join('%08x' % i for i in isns)}", flush=True)
+    check(len(isns) == 5 and len(set(isns)) == 5, "isn: five connections, five distinct ISNs")
+    steps = sorted(((b - a) & 0xFFFFFFFF) for a, b in zip(isns, isns[1:]))
+    check(len(steps) == 4 and steps[-1] > 1 << 20,
+          "isn: not a counter (consecutive ISNs far apart)")
+
+
+def amplification_cases(w):
+    """UDP echo answers no broadcast or multicast, no port 0/1235/7/19; the
+    stats line goes only to the local subnet and never over 2x the query."""
+    before = w.stats()
+    payload = b"reflect me"
+    bcast_mac = b"\xff" * 6
+    mcast_mac = bytes.fromhex("01005e0000fb")
+    cases = [
+        ("subnet broadcast", 34001, "10.0.2.255", bcast_mac),
+        ("limited broadcast", 34002, "255.255.255.255", bcast_mac),
+        ("multicast 224.0.0.251", 34003, "224.0.0.251", mcast_mac),
+    ]
+    for name, sport, dst, mac in cases:
+        seg = udp_nocsum(sport, 1235, payload)
+        w.send(w.eth(0x0800, ip_hdr(17, len(seg), dst=dst) + seg, dst=mac))
+        check(no_reply(w, sport), f"amplification: no echo of a datagram to {name}")
+    for sport in (0, 1235, 7, 19):
+        w.send(w.udp_frame(sport, 1235, payload))
+        check(w.recv_ip(17, lambda l4, p=sport: l4[:2] == struct.pack("!H", 1235) and
+                        l4[2:4] == struct.pack("!H", p), 0.6) is None,
+              f"amplification: no echo to source port {sport}")
+    short = w.udp_request(34010, b"STARLING-STATS", timeout=0.6, tries=2)
+    check(short is not None and short.startswith(b"STARLING-STATS pad_to=") and len(short) <= 28,
+          f"amplification: an unpadded stats query gets only 'pad_to' ({short!r})")
+    seg = udp_nocsum(34011, 1235, STATS_QUERY)
+    w.send(w.eth(0x0800, ip_hdr(17, len(seg), src="192.0.2.7") + seg))
+    check(no_reply(w, 34011), "amplification: no stats for a sender outside the local subnet")
+    after = w.stats()
+    d = delta(before, after, ("udp_refused", "netif_rx_multicast", "stats_refused", "stats_short"))
+    if d:
+        print(f"      amplification deltas: {d}", flush=True)
+        check(d["udp_refused"] == 6, "amplification: 2 broadcasts + 4 ports refused and counted")
+        check(d["netif_rx_multicast"] == 1, "amplification: the multicast frame dropped before lwIP")
+        check(d["stats_refused"] == 1 and d["stats_short"] == 1, "amplification: stats refusals counted")
+    echo_works(w, "amplification")
+
+
+def runt_cases(w):
+    """Frames too short for their protocol are dropped before lwIP reads them."""
+    before = w.stats()
+    w.send(w.eth(0x0806, b"\x00\x01\x08\x00\x06\x04\x00\x01" + b"\x00" * 12, dst=b"\xff" * 6))
+    w.send(w.eth(0x0800, b"\x45" + b"\x00" * 18))
+    w.send(w.eth(0x0800, ip_hdr(17, 8, total=200) + udp_nocsum(34020, 1235, b"")))
+    time.sleep(0.3)
+    after = w.stats()
+    d = delta(before, after, ("netif_rx_runts",))
+    if d:
+        check(d["netif_rx_runts"] >= 3, f"runts: short ARP, IPv4 and truncated IPv4 counted ({d})")
+    echo_works(w, "runts")
+
+
+def run_ooseq(args):
+    """Issue 12's outage: out-of-order one-byte segments on the echo port,
+    then on the utilisation port. What one connection may pin is bounded
+    (lwipopts.h, TCP_OOSEQ_MAX_PBUFS; small frames are copied out of their
+    DMA buffer), the guest keeps answering everyone else, and the pools are
+    back at baseline once the connections are reset."""
+    w = Wire()
+    g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
+    try:
+        if not g.wait_ready():
+            check(False, "guest printed 'echo: ready'")
+            return
+        baseline = w.stats()
+        check(baseline is not None, "baseline stats over the raw wire")
+        if baseline is None:
+            return
+        baseline = settled_stats(w.stats, baseline, 3) or baseline
+        conns = []
+        for n, (port, sport) in enumerate(((1236, 7101), (1237, 7102), (1236, 7103))):
+            case = f"burst {n + 1} ({args.ooseq_segments} out-of-order segments to {port})"
+            c = ooseq_burst(w, sport, port, args.ooseq_segments)
+            check(c is not None, f"{case}: connected")
+            if c is None:
+                continue
+            conns.append(c)
+            took = answers_within(w, args.ooseq_impaired)
+            check(took is not None, f"{case}: UDP echo answers within {args.ooseq_impaired} s"
+                  f" ({'none' if took is None else f'{took:.2f} s'})")
+            s = w.stats()
+            check(s is not None, f"{case}: stats answer")
+            if s:
+                held = s["rx_wrappers_used"] - baseline["rx_wrappers_used"]
+                print(f"      {case}: rx_wrappers_used={s['rx_wrappers_used']} (+{held}) "
+                      f"rx_wrappers_max={s['rx_wrappers_max']} pbuf_pool_used={s['pbuf_pool_used']} "
+                      f"tcp_segs_used={s['tcp_segs_used']}", flush=True)
+                check(held <= args.ooseq_budget * len(conns),
+                      f"{case}: RX buffers held <= {args.ooseq_budget} per connection ({held})")
+            fresh = RawConn(w, 7200 + n)
+            check(fresh.connect() and fresh.echo(b"a new client after %d\n" % n),
+                  f"{case}: a new TCP client connects and echoes")
+            fresh.reset()
+        # Large out-of-order segments stay zero-copy: the per-connection
+        # limit (TCP_OOSEQ_MAX_PBUFS) is what bounds them.
+        big = RawConn(w, 7110)
+        check(big.connect(), "large out-of-order segments: connected")
+        chunk = b"y" * 1000
+        for i in range(40):
+            big._seg(big.snd_nxt + 1 + 2000 * i, big.rcv_nxt, ACK, chunk)
+        time.sleep(0.5)
+        s = w.stats()
+        if s:
+            held = s["rx_wrappers_used"] - baseline["rx_wrappers_used"]
+            print(f"      large out-of-order: rx_wrappers_used={s['rx_wrappers_used']} (+{held})", flush=True)
+            check(held <= args.ooseq_budget, f"large out-of-order segments: <= {args.ooseq_budget} buffers held ({held})")
+        conns.append(big)
+        for c in conns:
+            c.reset()
+        back_to_baseline_long("out-of-order bursts (reset)", w.stats, baseline, 20)
+        echo_works(w, "out-of-order bursts")
+        isn_case(w)
+        amplification_cases(w)
+        runt_cases(w)
+    finally:
+        text = g.console()
+        g.stop()
+        w.close()
+        check("PANIC" not in text, "console shows no PANIC")
+        check("FAIL" not in text, "console shows no FAIL")
+        print("---- console (tail) ----")
+        print(text[-2500:])
+
+
 def back_to_baseline_long(case, get, baseline, timeout):
     s = settled_stats(get, baseline, timeout)
     if s is None:
@@ -785,16 +962,21 @@ def back_to_baseline_long(case, get, baseline, timeout):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--launcher", required=True)
-    ap.add_argument("--mode", choices=("wire", "tcp", "abuse"), required=True)
+    ap.add_argument("--mode", choices=("wire", "tcp", "abuse", "ooseq"), required=True)
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--flood", type=int, default=5000)
     ap.add_argument("--connections", type=int, default=80)
     ap.add_argument("--syn-flood", type=int, default=200)
     ap.add_argument("--rst-storm", type=int, default=200)
     ap.add_argument("--never-read-segments", type=int, default=100)
+    ap.add_argument("--ooseq-segments", type=int, default=400)
+    ap.add_argument("--ooseq-impaired", type=float, default=2.0,
+                    help="seconds legitimate traffic may go unanswered after a burst")
+    ap.add_argument("--ooseq-budget", type=int, default=8,
+                    help="RX buffers one connection may hold (lwipopts.h)")
     args = ap.parse_args()
     random.seed(1)
-    {"wire": run_wire, "tcp": run_tcp, "abuse": run_abuse}[args.mode](args)
+    {"wire": run_wire, "tcp": run_tcp, "abuse": run_abuse, "ooseq": run_ooseq}[args.mode](args)
     print("PASS" if not failures else f"{len(failures)} FAILURES")
     return 1 if failures else 0
 

@@ -99,7 +99,7 @@ class Soak:
     def stats(self):
         with self.stats_lock:
             for _ in range(10):
-                self.stats_sock.sendto(b"STARLING-STATS", ("127.0.0.1", self.g.udp_port))
+                self.stats_sock.sendto(b"STARLING-STATS".ljust(1024), ("127.0.0.1", self.g.udp_port))
                 try:
                     while True:
                         data, _ = self.stats_sock.recvfrom(4096)

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "lwip/sys.h"
+#include "net/lwip/arch/hooks.h"
 #include "net/tcp/tests/loopback.h"
 #include "platform/hal/clock.h"
 
@@ -25,6 +26,12 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
 extern "C" uint32_t starling_lwip_rand(void) {
   static std::minstd_rand rng(12345);
   return static_cast<uint32_t>(rng());
+}
+
+// LWIP_HOOK_TCP_ISN (net/lwip/arch/hooks.h): the production hash lives in
+// net/port/random.cc (tested there); these tests only need distinct ISNs.
+extern "C" u32_t starling_tcp_isn(const ip_addr_t*, u16_t, const ip_addr_t*, u16_t) {
+  return starling_lwip_rand();
 }
 
 extern "C" u32_t sys_now(void) {

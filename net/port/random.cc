@@ -1,0 +1,103 @@
+#include "net/port/random.h"
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <span>
+
+#include "kernel/console/console.h"
+#include "lwip/ip_addr.h"
+#include "net/lwip/arch/cc.h"
+#include "net/lwip/arch/hooks.h"
+#include "platform/hal/clock.h"
+#include "platform/hal/entropy.h"
+
+namespace starling::net {
+namespace {
+
+constinit SipKey isn_key{};
+constinit SipKey rand_key{};
+constinit std::uint64_t rand_counter = 0;
+constinit EntropyStatus status{};
+
+std::uint64_t load_u64(const std::byte* p) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// No entropy: keys from what differs between boots at all (cycle counter and
+// clock at this moment). Guessable by anyone who can estimate boot timing.
+void weak_keys() {
+  const std::uint64_t a = hal::cycles() * 0x9E3779B97F4A7C15ULL;
+  const std::uint64_t b = hal::now_ns() ^ 0xD1B54A32D192ED03ULL;
+  isn_key = {a, b};
+  rand_key = {b * 0xBF58476D1CE4E5B9ULL, a ^ 0x94D049BB133111EBULL};
+}
+
+}  // namespace
+
+void seed_from_board_entropy() noexcept {
+  if (status.seeded) return;
+  status.seeded = true;
+  status.source = hal::entropy_source();
+  std::array<std::byte, 32> bytes{};
+  auto filled = hal::fill_entropy(bytes);
+  if (filled.ok()) {
+    isn_key = {load_u64(&bytes[0]), load_u64(&bytes[8])};
+    rand_key = {load_u64(&bytes[16]), load_u64(&bytes[24])};
+    std::memset(bytes.data(), 0, bytes.size());
+    status.ok = true;
+    return;
+  }
+  weak_keys();
+  console::print("net: WARNING: no entropy (source: ");
+  console::print(status.source);
+  console::print(", ");
+  console::print(error_name(filled.error()));
+  console::print("): TCP sequence numbers and lwIP's random numbers are predictable\n");
+}
+
+const EntropyStatus& entropy_status() noexcept {
+  return status;
+}
+
+void set_keys_for_testing(const SipKey& isn, const SipKey& rand) noexcept {
+  isn_key = isn;
+  rand_key = rand;
+  status = {.seeded = true, .ok = true, .source = "test"};
+}
+
+std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uint32_t remote_ip,
+                      std::uint16_t remote_port, std::uint64_t now_ns) noexcept {
+  std::array<std::uint8_t, 12> tuple{};
+  std::memcpy(&tuple[0], &local_ip, 4);
+  std::memcpy(&tuple[4], &remote_ip, 4);
+  std::memcpy(&tuple[8], &local_port, 2);
+  std::memcpy(&tuple[10], &remote_port, 2);
+  const auto f = static_cast<std::uint32_t>(siphash24(isn_key, tuple));
+  const auto m = static_cast<std::uint32_t>(now_ns / 4000);  // RFC 6528's 4 us clock
+  return m + f;
+}
+
+std::uint32_t random_u32() noexcept {
+  if (!status.seeded) seed_from_board_entropy();
+  const std::uint64_t n = rand_counter++;
+  std::array<std::uint8_t, 8> block{};
+  std::memcpy(block.data(), &n, sizeof n);
+  return static_cast<std::uint32_t>(siphash24(rand_key, block) >> 32);
+}
+
+}  // namespace starling::net
+
+extern "C" u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port,
+                                  const ip_addr_t* remote_ip, u16_t remote_port) {
+  if (!starling::net::entropy_status().seeded) starling::net::seed_from_board_entropy();
+  return starling::net::tcp_isn(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
+                                ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
+                                starling::hal::now_ns());
+}
+
+extern "C" uint32_t starling_lwip_rand(void) {
+  return starling::net::random_u32();
+}
