@@ -58,6 +58,12 @@ LWIP_SOURCE = struct(
     sha256 = "0a8276d09fc4e97bbba2f953d74af2388fc2195ea156be9d7589e297a68fde24",
 )
 
+# Starling's patches to that source, applied in order by the @lwip rule
+# (net/lwip/patches/README.md says what each fixes and which test proves it).
+LWIP_PATCHES = [
+    "//net/lwip/patches:0001-tcp-syn-cookies.patch",
+]
+
 # buildifier, the Starlark formatter and linter, from the npm registry
 # (the package ships prebuilt binaries; we use buildifier-linux_amd64).
 BUILDIFIER_NPM = ("@bazel/buildifier", "8.2.1", "b96ea9b13003036c801f52bee6f9b0314738f8432e5cb9d814c89f59292604ee")

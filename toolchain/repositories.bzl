@@ -7,6 +7,7 @@ load(
     "GOOGLETEST_PACKAGES",
     "LLVM_EXTRACT",
     "LLVM_PACKAGES",
+    "LWIP_PATCHES",
     "LWIP_SOURCE",
     "UBOOT_TOOLS_PACKAGES",
 )
@@ -50,6 +51,8 @@ def starling_repositories():
         sha256 = LWIP_SOURCE.sha256,
         # lwIP's Doxygen documentation: no build input.
         remove = ["doc"],
+        # Starling's fixes to lwIP 2.1.3, each tested (net/lwip/patches/README.md).
+        patches = LWIP_PATCHES,
         build_file = "//toolchain/repositories:BUILD.lwip",
     )
     npm_package(

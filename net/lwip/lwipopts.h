@@ -197,6 +197,16 @@
 #define LWIP_HOOK_TCP_ISN(local_ip, local_port, remote_ip, remote_port) \
   starling_tcp_isn((local_ip), (local_port), (remote_ip), (remote_port))
 
+/* SYN cookies (net/lwip/patches/0001-tcp-syn-cookies.patch): listeners
+ * answer SYNs without creating a PCB, so a flood of spoofed SYNs holds no
+ * connection slot and leaves nothing behind to time out. The cookie's hash
+ * is SipHash under the ISN key (net/port/random.h). */
+#define LWIP_TCP_SYN_COOKIES 1
+#define LWIP_HOOK_TCP_SYN_COOKIE(local_ip, local_port, remote_ip, remote_port, client_isn,   \
+                                 counter)                                                    \
+  starling_tcp_syncookie((local_ip), (local_port), (remote_ip), (remote_port), (client_isn), \
+                         (counter))
+
 /* ---- Statistics and debugging ------------------------------------------- */
 
 /* Only the pool and heap counters: they give each pool's high-water mark

@@ -80,6 +80,19 @@ std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uin
   return m + f;
 }
 
+std::uint32_t syn_cookie_hash(std::uint32_t local_ip, std::uint16_t local_port,
+                              std::uint32_t remote_ip, std::uint16_t remote_port,
+                              std::uint32_t client_isn, std::uint32_t counter) noexcept {
+  std::array<std::uint8_t, 20> block{};
+  std::memcpy(&block[0], &local_ip, 4);
+  std::memcpy(&block[4], &remote_ip, 4);
+  std::memcpy(&block[8], &local_port, 2);
+  std::memcpy(&block[10], &remote_port, 2);
+  std::memcpy(&block[12], &client_isn, 4);
+  std::memcpy(&block[16], &counter, 4);
+  return static_cast<std::uint32_t>(siphash24(isn_key, block));
+}
+
 std::uint32_t random_u32() noexcept {
   if (!status.seeded) seed_from_board_entropy();
   const std::uint64_t n = rand_counter++;
@@ -96,6 +109,15 @@ extern "C" u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port,
   return starling::net::tcp_isn(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
                                 ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
                                 starling::hal::now_ns());
+}
+
+extern "C" u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
+                                        const ip_addr_t* remote_ip, u16_t remote_port,
+                                        u32_t client_isn, u32_t counter) {
+  if (!starling::net::entropy_status().seeded) starling::net::seed_from_board_entropy();
+  return starling::net::syn_cookie_hash(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
+                                        ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
+                                        client_isn, counter);
 }
 
 extern "C" uint32_t starling_lwip_rand(void) {

@@ -41,6 +41,13 @@ void set_keys_for_testing(const SipKey& isn_key, const SipKey& rand_key) noexcep
 std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uint32_t remote_ip,
                       std::uint16_t remote_port, std::uint64_t now_ns) noexcept;
 
+// The keyed hash inside a SYN cookie (lwIP's LWIP_HOOK_TCP_SYN_COOKIE):
+// SipHash of the 4-tuple (network order), the client's ISN and lwIP's
+// counter (time period and MSS index), under the ISN key.
+std::uint32_t syn_cookie_hash(std::uint32_t local_ip, std::uint16_t local_port,
+                              std::uint32_t remote_ip, std::uint16_t remote_port,
+                              std::uint32_t client_isn, std::uint32_t counter) noexcept;
+
 // The next LWIP_RAND value.
 std::uint32_t random_u32() noexcept;
 

@@ -584,10 +584,14 @@ class RawConn:
                 continue
             seq = struct.unpack("!I", l4[4:8])[0]
             payload = l4[(l4[12] >> 4) * 4:]
-            if payload and seq == self.rcv_nxt and ack:
-                self.got += payload
-                taken += len(payload)
-                self.rcv_nxt = (self.rcv_nxt + len(payload)) & 0xFFFFFFFF
+            # In order, or overlapping what we have (a segment resent after
+            # a 1-byte zero-window probe we took): keep the new part.
+            skip = (self.rcv_nxt - seq) & 0xFFFFFFFF
+            if payload and ack and skip < len(payload):
+                fresh = payload[skip:]
+                self.got += fresh
+                taken += len(fresh)
+                self.rcv_nxt = (self.rcv_nxt + len(fresh)) & 0xFFFFFFFF
             if ack:
                 self._seg(self.snd_nxt, self.rcv_nxt, ACK, window=window)
         return taken
@@ -651,24 +655,31 @@ def run_abuse(args):
         before = w.stats()
         flood_ports = list(range(20000, 20000 + args.syn_flood))
         w.tcp_owned.update(flood_ports)
+        during = None
         for i, port in enumerate(flood_ports):
             w.send(w.eth(0x0800, ip_hdr(6, 20) + tcp_seg(port, 1236, 5000 + i, 0, SYN)))
             time.sleep(0.001)
+            if i == len(flood_ports) // 2:
+                during = RawConn(w, 7010)
+                check(during.connect() and during.echo(b"connected during the flood\n"),
+                      "syn flood: a new client connects and echoes during the flood")
+        if during:
+            during.reset()
         time.sleep(1.0)
         mid = w.stats()
         if mid:
             print(f"      syn flood: {args.syn_flood} SYNs; guest tcp_pcbs_used={mid['tcp_pcbs_used']} "
                   f"tcp_pcbs_max={mid['tcp_pcbs_max']} deltas "
                   f"{delta(before, mid, ('tcp_refused_pool', 'tcp_refused_backlog', 'tcp_accepted'))}", flush=True)
-            check(mid["tcp_pcbs_used"] <= 64, "syn flood: PCBs in use within MEMP_NUM_TCP_PCB (64)")
-            check(mid["tcp_pcbs_max"] <= 64, "syn flood: PCB high-water within MEMP_NUM_TCP_PCB (64)")
-            check(mid["tcp_refused_pool"] + mid["tcp_refused_backlog"]
-                  > before["tcp_refused_pool"] + before["tcp_refused_backlog"],
-                  "syn flood: the SYNs beyond the table were refused and counted")
+            # SYN cookies (net/lwip/patches): a SYN holds no PCB at all.
+            check(mid["tcp_pcbs_used"] == with_anchor["tcp_pcbs_used"],
+                  "syn flood: no PCB held for a SYN (SYN cookies)")
+            check(mid["tcp_pcbs_max"] <= with_anchor["tcp_pcbs_max"] + 1,
+                  "syn flood: the PCB high-water mark did not move")
         anchor_ok("syn flood")
         w.drain()
-        # half-open ones time out (lwIP: SYN_RCVD for 20 s at most)
-        after = back_to_baseline_long("syn flood (half-open timed out)", w.stats, with_anchor, 45)
+        # Nothing to time out: back at baseline at once.
+        after = back_to_baseline_long("syn flood (at once)", w.stats, with_anchor, 2)
         c = RawConn(w, 7002)
         check(c.connect() and c.echo(b"after the flood\n"), "syn flood: a new connection is served afterwards")
         c.reset()

@@ -5,7 +5,11 @@ the archive and deb-src entries configured on this machine are used) fetches
 the .dsc, the .orig tarball and the Debian diff into a scratch directory. Only
 the .orig tarball (the upstream source) is used: its sha256 is checked against
 the pin in toolchain/pins.bzl and it is extracted, top directory stripped, into
-the repository. Debian's patches are not applied.
+the repository. Debian's patches are not applied; the project's own are
+(`patches`, in order, each with `patch -p1`): fixes to the pinned source,
+each named by what it fixes and tested on its own (net/lwip/patches/).
+The upstream files use CRLF line ends; a patched file is turned to LF
+first, so patches are plain text diffs.
 
 The verified tarball is kept in the same cache as the pinned .debs
 ($STARLING_DEB_CACHE, default ~/.cache/starling/debs), so a fresh output base
@@ -109,6 +113,35 @@ def _fetch(rctx, cache):
         got = cached
     return got
 
+def _patched_files(text):
+    files = []
+    for line in text.split("\n"):
+        if line.startswith("+++ b/"):
+            files.append(line[len("+++ b/"):].split("\t")[0].strip())
+    return files
+
+def _apply_patch(rctx, patch):
+    files = _patched_files(rctx.read(patch))
+    if not files:
+        fail("starling: %s names no file (want `+++ b/PATH` lines, -p1)" % patch.basename)
+    for f in files:
+        if not rctx.path(f).exists:
+            fail("starling: %s patches %s, which %s=%s does not have" % (
+                patch.basename,
+                f,
+                rctx.attr.package,
+                rctx.attr.version,
+            ))
+        rctx.execute(["sed", "-i", "s/\r$//", f])
+    result = rctx.execute(["patch", "-p1", "--forward", "--batch", "--no-backup-if-mismatch", "-i", str(patch)])
+    if result.return_code != 0:
+        fail("\n".join([
+            "starling: patch %s does not apply to %s=%s:" % (patch.basename, rctx.attr.package, rctx.attr.version),
+            (result.stdout + result.stderr).strip(),
+            "Fix: regenerate the patch against the pinned source (see its header), or drop it",
+            "from `patches` if the pinned version already has the change.",
+        ]))
+
 def _debian_source_impl(rctx):
     env = rctx.os.environ
     cache_dir = env.get("STARLING_DEB_CACHE") or (env.get("HOME", "/tmp") + "/.cache/starling/debs")
@@ -121,6 +154,8 @@ def _debian_source_impl(rctx):
     rctx.execute(["rm", "-rf", "_download"])
     for member in rctx.attr.remove:
         rctx.execute(["rm", "-rf", member])
+    for patch in rctx.attr.patches:
+        _apply_patch(rctx, rctx.path(patch))
 
     rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
     rctx.template("BUILD.bazel", rctx.attr.build_file, executable = False)
@@ -132,6 +167,7 @@ debian_source = repository_rule(
         "version": attr.string(mandatory = True, doc = "Debian version, e.g. 2.1.3+dfsg1-2"),
         "sha256": attr.string(mandatory = True, doc = "sha256 of the .orig tarball"),
         "remove": attr.string_list(doc = "paths removed after extraction (documentation, ...)"),
+        "patches": attr.label_list(allow_files = [".patch"], doc = "applied in order with patch -p1"),
         "build_file": attr.label(mandatory = True, allow_single_file = True),
     },
     # APT_CONFIG lets a test point apt at other sources (no deb-src entries).

@@ -17,6 +17,12 @@ extern "C" {
 u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port, const ip_addr_t* remote_ip,
                        u16_t remote_port);
 
+/* LWIP_HOOK_TCP_SYN_COOKIE: the keyed hash of a SYN cookie (ports in host
+ * order, as lwIP keeps them). */
+u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
+                             const ip_addr_t* remote_ip, u16_t remote_port, u32_t client_isn,
+                             u32_t counter);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <span>
 
+#include "kernel/lib/siphash.h"
 #include "lwip/sys.h"
 #include "net/lwip/arch/hooks.h"
 #include "net/tcp/tests/loopback.h"
@@ -32,6 +34,23 @@ extern "C" uint32_t starling_lwip_rand(void) {
 // net/port/random.cc (tested there); these tests only need distinct ISNs.
 extern "C" u32_t starling_tcp_isn(const ip_addr_t*, u16_t, const ip_addr_t*, u16_t) {
   return starling_lwip_rand();
+}
+
+// LWIP_HOOK_TCP_SYN_COOKIE: a fixed-key SipHash (the production one keys it
+// from the board's entropy: net/port/random.cc). Every connection in these
+// tests goes through a cookie.
+extern "C" u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
+                                        const ip_addr_t* remote_ip, u16_t remote_port,
+                                        u32_t client_isn, u32_t counter) {
+  const std::uint32_t words[6] = {ip_addr_get_ip4_u32(local_ip),
+                                  local_port,
+                                  ip_addr_get_ip4_u32(remote_ip),
+                                  remote_port,
+                                  client_isn,
+                                  counter};
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(words);
+  return static_cast<u32_t>(
+      starling::siphash24(starling::SipKey{0x5eed, 0xc00c1e}, std::span(bytes, sizeof words)));
 }
 
 extern "C" u32_t sys_now(void) {
