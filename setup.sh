@@ -48,6 +48,9 @@ PACKAGES=(
   u-boot-tools
   # Integration/load tests: console scripting, relays, iperf2 clients, network namespaces.
   expect socat iperf iproute2
+  # Hostile-peer tests (test/robustness:hostile_tools_*): real scanners,
+  # flooders and a packet crafter (Debian's python3 gets scapy).
+  nmap hping3 python3-scapy
   # Host headers the toolchain tests prove a riscv64 build cannot reach (linux/const.h).
   linux-libc-dev
   # The host toolchain (pinned clang) compiles tests against the host glibc and libstdc++.
