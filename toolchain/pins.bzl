@@ -62,6 +62,10 @@ LWIP_SOURCE = struct(
 # (net/lwip/patches/README.md says what each fixes and which test proves it).
 LWIP_PATCHES = [
     "//net/lwip/patches:0001-tcp-syn-cookies.patch",
+    "//net/lwip/patches:0002-tcp-trim-out-of-order-segments-to-the-window.patch",
+    "//net/lwip/patches:0003-tcp-option-parsing-bounds.patch",
+    "//net/lwip/patches:0004-tcp-sequence-comparisons.patch",
+    "//net/lwip/patches:0005-etharp-input-length-check.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

@@ -9,16 +9,11 @@
 #include <optional>
 #include <vector>
 
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
-#include "kernel/async/scope.h"
-#include "kernel/async/sleep.h"
 #include "kernel/async/timeout.h"
 #include "lwip/memp.h"
 #include "lwip/stats.h"
-#include "net/netif/fake_nic.h"
-#include "net/netif/netif.h"
 #include "net/netif/test_frames.h"
+#include "net/netif/test_rig.h"
 #include "net/tcp/tcp.h"
 
 namespace starling::net {
@@ -29,8 +24,7 @@ using namespace testing;  // NOLINT: the frame builders and the fake NIC
 constexpr std::uint16_t kPort = 1236;
 constexpr std::uint8_t kSyn = 2, kRst = 4, kAck = 16;
 
-FakeNic g_nic;
-Netif<FakeNic, 16> g_netif(g_nic);
+FakeNic& g_nic = NetifTestRig::nic();
 
 std::size_t pcbs_in_use() {
   return lwip_stats.memp[MEMP_TCP_PCB]->used;
@@ -57,36 +51,13 @@ std::optional<Segment> last_to(std::uint16_t peer_port) {
 }
 
 async::Task<void> settle() {
-  for (int i = 0; i < 5; ++i) co_await async::sleep_for(async::kMillisecond);
-  co_return {};
+  return NetifTestRig::settle();
 }
 
 class SynCookieTest : public ::testing::Test {
  protected:
-  SynCookieTest() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
-    static bool started = false;
-    if (!started) {
-      started = true;
-      EXPECT_TRUE(g_netif.start(kQemuUserDefault).ok());
-    }
-  }
-  Result<void> run(async::Task<void> body) {
-    auto harness = [](async::Task<void> body) -> async::Task<void> {
-      async::Scope scope;
-      if (Result<void> r = scope.spawn(g_netif.run()); !r) co_return r;
-      (void)g_nic.inject(arp_reply());
-      g_nic.kick();
-      (void)co_await settle();
-      Result<void> r = co_await async::with_timeout(std::move(body), 5 * async::kSecond);
-      scope.cancel();
-      co_return r;
-    };
-    return executor_.block_on(harness(std::move(body)));
-  }
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
+  Result<void> run(async::Task<void> body) { return rig_.run(std::move(body)); }
+  NetifTestRig rig_;
 };
 
 // A SYN is answered with a SYN|ACK (MSS option included) and holds nothing;

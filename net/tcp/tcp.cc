@@ -67,8 +67,10 @@ namespace {
 using detail::Conn;
 using detail::ListenerState;
 
-// Unread pbufs one connection may hold: a full window of full-size segments.
-constexpr std::size_t kMaxUnreadPbufs = TCP_WND / TCP_MSS;
+// Unread pbufs one connection may hold: a full window of full-size
+// segments, plus the out-of-order queue that in-order data can release in
+// one delivery.
+constexpr std::size_t kMaxUnreadPbufs = TCP_WND / TCP_MSS + TCP_OOSEQ_MAX_PBUFS;
 
 Conn g_conns[MEMP_NUM_TCP_PCB];
 ListenerState g_listeners[MEMP_NUM_TCP_PCB_LISTEN];

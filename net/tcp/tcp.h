@@ -65,7 +65,7 @@ struct TcpStats {
   std::uint64_t errors = 0;           // all tcp_err callbacks (resets included)
   std::uint64_t close_aborts = 0;     // close() fell back to tcp_abort
   std::uint64_t refused_unread =
-      0;  // segments refused: the reader had TCP_WND/TCP_MSS pbufs unread
+      0;  // segments refused: the reader had TCP_WND/TCP_MSS + TCP_OOSEQ_MAX_PBUFS pbufs unread
   std::size_t connections_in_use = 0;  // pool slots currently held
   std::size_t pool_size = 0;           // pool slots available in total
 };

@@ -1,0 +1,198 @@
+// One test per patch in this folder that fixes an lwIP 2.1.3 defect (the
+// SYN-cookie patch has its own: //net/tcp:syn_cookie_test). Each fails, or
+// faults, on the unpatched source. Production lwIP and options, on a netif
+// over FakeNic; frames that must not be read past end on a guard page.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernel/async/timeout.h"
+#include "lwip/ip4.h"
+#include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
+#include "net/netif/test_frames.h"
+#include "net/netif/test_rig.h"
+#include "net/tcp/tcp.h"
+#include "netif/ethernet.h"
+
+namespace starling::net {
+namespace {
+
+using namespace testing;  // NOLINT: the frame builders and the rig
+
+// Two pages, the second inaccessible: bytes placed to end at the boundary
+// fault on any read past their end.
+class GuardedBytes {
+ public:
+  GuardedBytes() {
+    page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    base_ = static_cast<std::byte*>(
+        mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    EXPECT_NE(base_, MAP_FAILED);
+    EXPECT_EQ(mprotect(base_ + page_, page_, PROT_NONE), 0);
+  }
+  ~GuardedBytes() { munmap(base_, 2 * page_); }
+  // `bytes` copied so that their last byte is the last accessible one.
+  std::byte* place(const Bytes& bytes) {
+    std::byte* at = base_ + page_ - bytes.size();
+    std::memcpy(at, bytes.data(), bytes.size());
+    return at;
+  }
+
+ private:
+  std::size_t page_ = 0;
+  std::byte* base_ = nullptr;
+};
+
+// A PBUF_REF pbuf over `data`: lwIP reads the caller's memory itself.
+pbuf* ref_pbuf(std::byte* data, std::size_t size) {
+  pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(size), PBUF_REF);
+  p->payload = data;
+  return p;
+}
+
+std::uint16_t fold(std::uint32_t sum) {
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  return static_cast<std::uint16_t>(~sum);
+}
+
+class LwipPatchesTest : public ::testing::Test {
+ protected:
+  NetifTestRig rig_;
+};
+
+// 0004 (bug #51447): at a distance of exactly 2^31 the old macros said both
+// a < b and b < a, and a <= b and b <= a for a != b.
+TEST_F(LwipPatchesTest, Bug51447SequenceComparisonsAgreeAtHalfTheSpace) {
+  const std::uint32_t a = 0x80000000u;
+  const std::uint32_t b = 0;
+  EXPECT_EQ(TCP_SEQ_GT(a, b), TCP_SEQ_LT(b, a));
+  EXPECT_FALSE(TCP_SEQ_LEQ(a, b) && TCP_SEQ_LEQ(b, a));
+  EXPECT_NE(TCP_SEQ_LT(a, b), TCP_SEQ_GEQ(a, b));
+  // Ordinary distances are unchanged.
+  EXPECT_TRUE(TCP_SEQ_LT(0xFFFFFFF0u, 0x10u));
+  EXPECT_TRUE(TCP_SEQ_GT(0x10u, 0xFFFFFFF0u));
+  EXPECT_TRUE(TCP_SEQ_BETWEEN(5u, 0xFFFFFFFFu, 10u));
+}
+
+// 0005: an ARP frame of one payload byte, ending on the guard page, given
+// straight to lwIP's ethernet_input (the netif's own filter would drop it
+// first): unpatched, etharp_input reads its 28-byte header and faults.
+TEST_F(LwipPatchesTest, ShortArpIsDroppedNotRead) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    GuardedBytes guard;
+    for (std::size_t payload : {std::size_t{1}, std::size_t{27}}) {
+      Bytes frame(14 + payload);
+      ethernet_header(frame, 0x0806);
+      std::byte* at = guard.place(frame);
+      // Returns (having freed the pbuf) instead of reading past `at`.
+      ethernet_input(ref_pbuf(at, frame.size()), NetifTestRig::netif().lwip_netif());
+    }
+    (void)co_await NetifTestRig::settle();
+    EXPECT_TRUE(co_await NetifTestRig::deliver(arp_reply()));  // a whole one still works
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0003: a SYN whose options end with an MSS kind byte and no length, ending
+// on the guard page: unpatched, tcp_parseopt reads the length past it.
+TEST_F(LwipPatchesTest, OptionLengthIsNotReadPastTheHeader) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    auto listener = TcpListener::listen(1300, 4);
+    EXPECT_TRUE(listener.ok());
+    Bytes ip(20 + 24);
+    ip[0] = std::byte{0x45};
+    put16(ip, 2, static_cast<std::uint16_t>(ip.size()));
+    ip[8] = std::byte{64};
+    ip[9] = std::byte{6};
+    put32(ip, 12, kPeerIp);
+    put32(ip, 16, kOurIp);
+    std::uint32_t sum = 0;
+    for (std::size_t i = 0; i < 20; i += 2) sum += get16(ip, i);
+    put16(ip, 10, fold(sum));
+    put16(ip, 20, 45000);
+    put16(ip, 22, 1300);
+    put32(ip, 24, 777);
+    ip[32] = std::byte{6 << 4};  // 24-byte header
+    ip[33] = std::byte{2};       // SYN
+    put16(ip, 34, 65535);
+    ip[40] = ip[41] = ip[42] = std::byte{1};  // NOP NOP NOP
+    ip[43] = std::byte{2};                    // MSS kind, last byte: no length
+    sum = (kPeerIp >> 16) + (kPeerIp & 0xFFFF) + (kOurIp >> 16) + (kOurIp & 0xFFFF) + 6 + 24;
+    for (std::size_t i = 20; i < 44; i += 2) sum += get16(ip, i);
+    put16(ip, 36, fold(sum));
+    GuardedBytes guard;
+    std::byte* at = guard.place(ip);
+    NetifTestRig::nic().sent.clear();
+    (void)ip4_input(ref_pbuf(at, ip.size()), NetifTestRig::netif().lwip_netif());
+    (void)co_await NetifTestRig::settle();
+    // Answered, with the default MSS: the option was ignored, not read past.
+    bool synack = false;
+    for (const Bytes& f : NetifTestRig::nic().sent) {
+      synack = synack || (f.size() >= 54 && get16(f, 36) == 45000 && std::to_integer<int>(f[47]) == 0x12);
+    }
+    EXPECT_TRUE(synack);
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0002 (bug #56397 and the case upstream still has): the first out-of-order
+// segment reaches past the receive window. Unpatched it is queued whole, and
+// the data in order that later fills the window dequeues it into a window
+// too small for it (LWIP_ASSERT "ooseq tcplen > rcv_wnd": a kernel panic).
+TEST_F(LwipPatchesTest, Bug56397OutOfOrderDataStaysInsideTheWindow) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1301;
+    constexpr std::uint16_t kPeerPort = 45001;
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    NetifTestRig::nic().sent.clear();
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, 9999, 0, 2 /*SYN*/, {}, 1460));
+    std::uint32_t cookie = 0;
+    for (const Bytes& f : NetifTestRig::nic().sent) {
+      if (f.size() >= 54 && get16(f, 36) == kPeerPort) cookie = get32(f, 38);
+    }
+    const std::uint32_t r0 = 10000;  // rcv_nxt: the peer's ISN + 1
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, cookie + 1, 16 /*ACK*/));
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    tcp_pcb* pcb = nullptr;
+    for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
+      if (p->local_port == kPort && p->remote_port == kPeerPort) pcb = p;
+    }
+    EXPECT_NE(pcb, nullptr);
+    if (pcb == nullptr) co_return {};
+    const std::uint32_t window = pcb->rcv_wnd;
+    // 100 bytes starting 50 before the right edge: 50 of them are outside.
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, r0 + window - 50, cookie + 1, 16, pattern(100, 1)));
+    EXPECT_NE(pcb->ooseq, nullptr);
+    for (const tcp_seg* seg = pcb->ooseq; seg != nullptr; seg = seg->next) {
+      EXPECT_TRUE(TCP_SEQ_LEQ(seg->tcphdr->seqno + seg->len, pcb->rcv_nxt + pcb->rcv_wnd))
+          << "out-of-order data queued past the receive window";
+    }
+    // Fill the window in order, unread: the queued segment joins it intact.
+    for (std::uint32_t at = 0; at + 50 < window;) {
+      const std::uint32_t n = std::min<std::uint32_t>(1400, window - 50 - at);
+      (void)co_await NetifTestRig::deliver(
+          tcp_frame(kPeerPort, kPort, r0 + at, cookie + 1, 16, pattern(n, at)));
+      at += n;
+    }
+    EXPECT_EQ(pcb->rcv_nxt, r0 + window);
+    EXPECT_EQ(pcb->rcv_wnd, 0u);
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+}  // namespace
+}  // namespace starling::net
