@@ -11,7 +11,7 @@
 // source, for keys (TCP initial sequence numbers, lwIP's random numbers).
 // Every board package defines both functions:
 //   qemu_virt  virtio-rng (`-device virtio-rng-device`, which run_qemu.sh adds)
-//   star64     none yet (the JH7110's TRNG is not driven): kUnsupported
+//   star64     the JH7110's TRNG (drivers/trng), polled
 //   host       getrandom(2)
 // A board without a source says so through kUnsupported, and the caller
 // must say so to the user (console, metrics): never a silent fallback.

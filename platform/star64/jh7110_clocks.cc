@@ -20,11 +20,14 @@ void enable(const mmio::Registers& crg, std::uint32_t offset) {
   crg.update(offset, 0, kClockEnable);
 }
 
-Result<void> release_reset(const mmio::Registers& aon_crg, std::uint32_t bit,
+// A CRG's reset: 0 in the assert word releases, the status word reads 1
+// once released.
+Result<void> release_reset(const mmio::Registers& crg, std::uint32_t assert_offset,
+                           std::uint32_t status_offset, std::uint32_t bit,
                            std::uint32_t poll_limit) {
-  aon_crg.update(kAonResetAssert, bit, 0);
+  crg.update(assert_offset, bit, 0);
   for (std::uint32_t i = 0; i < poll_limit; ++i) {
-    if (aon_crg.read(kAonResetStatus) & bit) return {};
+    if (crg.read(status_offset) & bit) return {};
   }
   return Unexpected(Error::kTimedOut);
 }
@@ -57,8 +60,20 @@ Result<void> gmac0_bring_up(const Gmac0Blocks& blocks, std::uint32_t poll_limit)
   blocks.aon_syscon.update(kAonSysconGmac0Mode, kPhyModeMask, kPhyModeRgmii);
   fence_device_writes();
 
-  if (auto ok = release_reset(aon, kResetGmac0Axi, poll_limit); !ok.ok()) return ok;
-  return release_reset(aon, kResetGmac0Ahb, poll_limit);
+  if (auto ok = release_reset(aon, kAonResetAssert, kAonResetStatus, kResetGmac0Axi, poll_limit);
+      !ok.ok()) {
+    return ok;
+  }
+  return release_reset(aon, kAonResetAssert, kAonResetStatus, kResetGmac0Ahb, poll_limit);
+}
+
+Result<void> trng_bring_up(const mmio::Registers& stg_crg, std::uint32_t poll_limit) {
+  // Clocks before the reset release: a release with the clock gated can
+  // hang (Linux's reset driver says so).
+  enable(stg_crg, kStgSecAhb);
+  enable(stg_crg, kStgSecMiscAhb);
+  fence_device_writes();
+  return release_reset(stg_crg, kStgResetAssert, kStgResetStatus, kResetSecAhb, poll_limit);
 }
 
 }  // namespace starling::board::jh7110

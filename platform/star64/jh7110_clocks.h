@@ -76,6 +76,22 @@ struct Gmac0Blocks {
 Result<void> gmac0_bring_up(const Gmac0Blocks& blocks = {},
                             std::uint32_t poll_limit = kResetPollLimit);
 
+// The TRNG's (docs/hardware/jh7110-trng.md): STGCRG clocks SEC_AHB (ID 15,
+// "hclk") and SEC_MISC_AHB (ID 16, "ahb"), reset SEC_AHB (bit 3), shared
+// with the crypto engine and its DMA. U-Boot may leave them off.
+inline constexpr std::uintptr_t kStgCrgBase = 0x1023'0000;
+inline constexpr std::uint32_t kStgSecAhb = 0x3C;
+inline constexpr std::uint32_t kStgSecMiscAhb = 0x40;
+inline constexpr std::uint32_t kStgResetAssert = 0x74;
+inline constexpr std::uint32_t kStgResetStatus = 0x78;
+inline constexpr std::uint32_t kResetSecAhb = 1u << 3;
+inline constexpr std::uintptr_t kTrngBase = 0x1600'C000;
+
+// Enables both clocks, then releases the reset and waits (at most
+// `poll_limit` status reads) for it to show released: kTimedOut otherwise.
+Result<void> trng_bring_up(const mmio::Registers& stg_crg = mmio::Registers{kStgCrgBase},
+                           std::uint32_t poll_limit = kResetPollLimit);
+
 }  // namespace starling::board::jh7110
 
 #endif  // STARLING_PLATFORM_STAR64_JH7110_CLOCKS_H_

@@ -148,4 +148,54 @@ TEST(Gmac0BlocksTest, DefaultsAreTheJh7110Addresses) {
 }
 
 }  // namespace
+// The TRNG's clocks and reset in the STGCRG: both gates set (dividers and
+// other bits kept), then reset bit 3 released (the shared crypto resets
+// beside it untouched), then the status polled until it shows released.
+class StgCrg : public mmio::RegisterBus {
+ public:
+  std::uint32_t read32(std::uint32_t offset) override {
+    if (offset == kStgResetStatus) return stuck ? 0 : ~word(kStgResetAssert);
+    return word(offset);
+  }
+  void write32(std::uint32_t offset, std::uint32_t value) override {
+    writes.push_back({"stgcrg", offset, value});
+    words[offset] = value;
+  }
+  std::uint32_t word(std::uint32_t offset) const {
+    auto it = words.find(offset);
+    return it == words.end() ? 0 : it->second;
+  }
+  std::map<std::uint32_t, std::uint32_t> words;
+  std::vector<Write> writes;
+  bool stuck = false;
+};
+
+TEST(TrngBringUpTest, ClocksBeforeTheResetRelease) {
+  StgCrg crg;
+  crg.words[kStgSecAhb] = 0x2;        // a divider field to keep
+  crg.words[kStgResetAssert] = 0x1F;  // all STG security resets asserted
+  ASSERT_TRUE(trng_bring_up(mmio::Registers(0, &crg), 100).ok());
+  ASSERT_EQ(crg.writes.size(), 3u);
+  EXPECT_EQ(crg.writes[0].offset, kStgSecAhb);
+  EXPECT_EQ(crg.writes[0].value, kClockEnable | 0x2);
+  EXPECT_EQ(crg.writes[1].offset, kStgSecMiscAhb);
+  EXPECT_EQ(crg.writes[1].value, kClockEnable);
+  EXPECT_EQ(crg.writes[2].offset, kStgResetAssert);
+  EXPECT_EQ(crg.writes[2].value, 0x1Fu & ~kResetSecAhb);
+}
+
+TEST(TrngBringUpTest, AResetThatNeverShowsReleasedTimesOut) {
+  StgCrg crg;
+  crg.words[kStgResetAssert] = kResetSecAhb;
+  crg.stuck = true;
+  auto r = trng_bring_up(mmio::Registers(0, &crg), 100);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), Error::kTimedOut);
+}
+
+TEST(TrngBringUpTest, TheAddressesAreTheJh7110s) {
+  EXPECT_EQ(kStgCrgBase, 0x1023'0000u);
+  EXPECT_EQ(kTrngBase, 0x1600'C000u);
+}
+
 }  // namespace starling::board::jh7110

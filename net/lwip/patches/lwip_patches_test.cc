@@ -135,7 +135,8 @@ TEST_F(LwipPatchesTest, OptionLengthIsNotReadPastTheHeader) {
     // Answered, with the default MSS: the option was ignored, not read past.
     bool synack = false;
     for (const Bytes& f : NetifTestRig::nic().sent) {
-      synack = synack || (f.size() >= 54 && get16(f, 36) == 45000 && std::to_integer<int>(f[47]) == 0x12);
+      synack = synack ||
+               (f.size() >= 54 && get16(f, 36) == 45000 && std::to_integer<int>(f[47]) == 0x12);
     }
     EXPECT_TRUE(synack);
     co_return {};
