@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace starling::trng {
 
 Result<void> Jh7110Trng::init(mmio::Registers regs) {

@@ -18,8 +18,8 @@ using T = Jh7110Trng;
 
 class TrngModel final : public mmio::RegisterBus {
  public:
-  bool answers = true;        // false: commands never complete (clock gated)
-  bool r256_sticks = true;    // false: MODE.R256 ignored (a 128-bit-only build)
+  bool answers = true;          // false: commands never complete (clock gated)
+  bool r256_sticks = true;      // false: MODE.R256 ignored (a 128-bit-only build)
   int lockup_on_generate = -1;  // the Nth generate also flags LFSR_LOCKUP
   int generates = 0, reseeds = 0;
   std::vector<std::uint32_t> ctrl_writes;
@@ -27,7 +27,8 @@ class TrngModel final : public mmio::RegisterBus {
   std::uint32_t read32(std::uint32_t offset) override {
     switch (offset) {
       case T::kStat:
-        return (seeded_ ? T::kStatSeeded : 0) | ((mode_ & T::kModeR256) && r256_sticks ? T::kStatR256 : 0);
+        return (seeded_ ? T::kStatSeeded : 0) |
+               ((mode_ & T::kModeR256) && r256_sticks ? T::kStatR256 : 0);
       case T::kMode:
         return mode_;
       case T::kIstat:

@@ -22,25 +22,14 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import host_process  # noqa: E402
 from host_process import App, report, run_in_namespace  # noqa: E402
 
 GUEST = "10.0.2.15"
 
 
 def udp_roundtrip(payload, port=1235, tries=5, timeout=1.0):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.settimeout(timeout)
-    try:
-        for _ in range(tries):  # the first datagram may wait for ARP
-            s.sendto(payload, (GUEST, port))
-            try:
-                data, _ = s.recvfrom(65536)
-                return data
-            except socket.timeout:
-                continue
-        return None
-    finally:
-        s.close()
+    return host_process.udp_roundtrip(GUEST, payload, port=port, tries=tries, timeout=timeout)
 
 
 def udp_burst(count, size, window, failures):

@@ -14,6 +14,7 @@ the Starling process on the other side of the wire is 10.0.2.15.
 Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN), as `ip netns` does.
 """
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -88,6 +89,21 @@ class App:
                 self.proc.kill()
                 self.proc.wait()
         self._log.close()
+
+
+def udp_roundtrip(host, payload, port=1235, tries=5, timeout=1.0):
+    """Sends `payload` to host:port until a datagram comes back (the first
+    may wait for ARP); the reply, or None after `tries`."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(timeout)
+        for _ in range(tries):
+            s.sendto(payload, (host, port))
+            try:
+                data, _ = s.recvfrom(65536)
+                return data
+            except socket.timeout:
+                continue
+    return None
 
 
 def run_in_namespace(script, argv, timeout=240):

@@ -30,7 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling")
 sys.path.insert(0, os.path.join(RUNFILES, "test", "host_board"))
-from host_process import App, TapNamespace  # noqa: E402
+from host_process import App, TapNamespace, udp_roundtrip  # noqa: E402
 
 GUEST = "10.0.2.15"
 PEER = "10.0.2.2"
@@ -58,16 +58,7 @@ def check(cond, what):
 
 
 def udp_request(payload, port=1235, timeout=0.5, tries=3):
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.settimeout(timeout)
-        for _ in range(tries):
-            s.sendto(payload, (GUEST, port))
-            try:
-                data, _ = s.recvfrom(65536)
-                return data
-            except socket.timeout:
-                continue
-    return None
+    return udp_roundtrip(GUEST, payload, port=port, tries=tries, timeout=timeout)
 
 
 def stats():

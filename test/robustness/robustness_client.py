@@ -231,6 +231,19 @@ def settled_stats(get, baseline, timeout=15.0):
     return last
 
 
+def wire_baseline(w, g):
+    """Waits for the guest's 'echo: ready', then its settled stats over the
+    raw wire (None, reported, if either never comes)."""
+    if not g.wait_ready():
+        check(False, "guest printed 'echo: ready'")
+        return None
+    baseline = w.stats()
+    check(baseline is not None, "baseline stats over the raw wire")
+    if baseline is None:
+        return None
+    return settled_stats(w.stats, baseline, 3) or baseline
+
+
 def back_to_baseline(case, get, baseline):
     s = settled_stats(get, baseline)
     if s is None:
@@ -320,14 +333,9 @@ def run_wire(args):
     w = Wire()
     g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
     try:
-        if not g.wait_ready():
-            check(False, "guest printed 'echo: ready'")
-            return
-        baseline = w.stats()
-        check(baseline is not None, "baseline stats over the raw wire")
+        baseline = wire_baseline(w, g)
         if baseline is None:
             return
-        baseline = settled_stats(w.stats, baseline, 3) or baseline
         print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
         echo_works(w, "start")
 
@@ -628,14 +636,9 @@ def run_abuse(args):
     g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
     rnd = random.Random(7)
     try:
-        if not g.wait_ready():
-            check(False, "guest printed 'echo: ready'")
-            return
-        baseline = w.stats()
-        check(baseline is not None, "baseline stats over the raw wire")
+        baseline = wire_baseline(w, g)
         if baseline is None:
             return
-        baseline = settled_stats(w.stats, baseline, 3) or baseline
         print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
 
         # An established echo connection that must survive everything below.
@@ -897,14 +900,9 @@ def run_ooseq(args):
     w = Wire()
     g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
     try:
-        if not g.wait_ready():
-            check(False, "guest printed 'echo: ready'")
-            return
-        baseline = w.stats()
-        check(baseline is not None, "baseline stats over the raw wire")
+        baseline = wire_baseline(w, g)
         if baseline is None:
             return
-        baseline = settled_stats(w.stats, baseline, 3) or baseline
         conns = []
         for n, (port, sport) in enumerate(((1236, 7101), (1237, 7102), (1236, 7103))):
             case = f"burst {n + 1} ({args.ooseq_segments} out-of-order segments to {port})"
