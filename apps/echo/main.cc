@@ -74,7 +74,6 @@ constexpr std::uint64_t kTcpWriteTimeoutNs = 30 * async::kSecond;
 // (ipbench's client is quiet between START and STOP, for one sample run.)
 constexpr std::uint64_t kUtilisationIdleNs = 120 * async::kSecond;
 constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
-constexpr std::size_t kMaxDeviceTreeBytes = 2u << 20;
 // A full TX ring: retry the reply a few times, then drop it (counted).
 constexpr int kSendRetries = 16;
 
@@ -102,7 +101,7 @@ struct Settings {
 // ip= and starling.stats_from= when valid.
 Settings settings(const BootInfo& boot) {
   Settings out;
-  auto tree = fdt::DeviceTree::open(mem::to_pointer(boot.dtb), kMaxDeviceTreeBytes);
+  auto tree = fdt::DeviceTree::open(mem::to_pointer(boot.dtb), fdt::kMaxFirmwareTreeBytes);
   if (!tree.ok()) return out;
   auto chosen = fdt::read_chosen(*tree);
   if (!chosen.ok() || !chosen->bootargs) return out;

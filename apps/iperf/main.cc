@@ -7,8 +7,6 @@
 // (STARLING_IPERF_TCP_PORT picks another host port); measure with
 //   iperf -c 127.0.0.1 -p 15001 -t 5
 
-#include "net/port/lwip_prelude.h"  // first: see there
-
 #include <cstdint>
 #include <string_view>
 

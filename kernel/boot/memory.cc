@@ -17,9 +17,6 @@ extern "C" char __image_end[];
 namespace starling::boot {
 namespace {
 
-// The device tree's header says how big it is; never believe more than this.
-constexpr std::size_t kMaxDeviceTreeBytes = 2u << 20;
-
 constinit mem::PageAllocator pages;
 
 // The frame allocator is a class with a constructor taking its arena: keep
@@ -37,7 +34,7 @@ Result<std::span<std::byte>> take_pages(std::size_t bytes) {
 }  // namespace
 
 Result<MemorySummary> init_memory(unsigned long dtb) {
-  auto tree = fdt::DeviceTree::open(mem::to_pointer(dtb), kMaxDeviceTreeBytes);
+  auto tree = fdt::DeviceTree::open(mem::to_pointer(dtb), fdt::kMaxFirmwareTreeBytes);
   if (!tree.ok()) return Unexpected(tree.error());
   auto map = mem::read_memory_map(*tree);
   if (!map.ok()) return Unexpected(map.error());

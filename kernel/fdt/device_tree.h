@@ -43,6 +43,11 @@ struct CellCounts {
   std::uint32_t size = kDefaultSizeCells;
 };
 
+// The most of a firmware-provided blob anyone believes its header about
+// (QEMU's and U-Boot's trees are tens of KiB): the kernel, board packages
+// and applications all open the boot tree with this cap.
+inline constexpr std::size_t kMaxFirmwareTreeBytes = 2u << 20;
+
 // A validated, read-only view of a flattened device tree blob.
 //
 // open() checks everything up front (header, blocks, every token, name and

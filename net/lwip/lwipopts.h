@@ -197,11 +197,16 @@
 #define LWIP_HOOK_TCP_ISN(local_ip, local_port, remote_ip, remote_port) \
   starling_tcp_isn((local_ip), (local_port), (remote_ip), (remote_port))
 
-/* SYN cookies (net/lwip/patches/0001-tcp-syn-cookies.patch): listeners
- * answer SYNs without creating a PCB, so a flood of spoofed SYNs holds no
- * connection slot and leaves nothing behind to time out. The cookie's hash
- * is SipHash under the ISN key (net/port/random.h). */
+/* SYN cookies (net/lwip/patches/0001-tcp-syn-cookies.patch): once 8
+ * connections are half-open, listeners answer SYNs without creating a PCB,
+ * so a flood of spoofed SYNs holds at most 8 connection slots (for lwIP's
+ * 20 s SYN_RCVD timeout) and new clients still get in. Not for every SYN: a
+ * cookie ISN is not monotonic for a 4-tuple, and a peer reusing a port it
+ * still has in TIME_WAIT (QEMU's user networking does, under churn) then
+ * takes our SYN|ACK for an old duplicate: the soak test saw an ACK war.
+ * The cookie's hash is SipHash under the ISN key (net/port/random.h). */
 #define LWIP_TCP_SYN_COOKIES 1
+#define LWIP_TCP_SYN_COOKIE_THRESHOLD 8
 #define LWIP_HOOK_TCP_SYN_COOKIE(local_ip, local_port, remote_ip, remote_port, client_isn,   \
                                  counter)                                                    \
   starling_tcp_syncookie((local_ip), (local_port), (remote_ip), (remote_port), (client_isn), \

@@ -1,8 +1,6 @@
 #ifndef STARLING_NET_NETIF_NETIF_H_
 #define STARLING_NET_NETIF_NETIF_H_
 
-#include "net/port/lwip_prelude.h"  // first: see there
-
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +17,7 @@
 #include "lwip/etharp.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"  // tcp_txnow
 #include "net/netif/frame_filter.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/rx_pool.h"
@@ -46,7 +45,8 @@
 // non-empty pbufs (lwIP does not build those) is gathered into a scratch
 // frame first (counted in tx_gathered). The driver copies before it
 // returns, so no pbuf is held past linkoutput. A full TX ring drops the
-// frame (counted, ERR_MEM to lwIP: a UDP sender sees kBusy).
+// frame (counted, ERR_MEM to lwIP: a UDP sender sees kBusy; TCP keeps the
+// segment, and run() has lwIP send it again once the ring has room).
 namespace starling::net {
 
 // lwip_init() once per image (the first netif start()s it).
@@ -68,6 +68,7 @@ struct NetifStats {
   std::uint64_t rx_bad_header = 0;  // IPv4 version/IHL impossible
   std::uint64_t rx_multicast = 0;   // to a group not joined
   std::uint64_t yields = 0;         // gave the hart to other ready tasks
+  std::uint64_t tx_retries = 0;     // TCP segments refused by a full ring retried (tcp_txnow)
 };
 
 template <hal::Nic N, std::size_t kRxPoolSize = 256>
@@ -126,6 +127,17 @@ class Netif {
           co_await async::yield();
         }
       } while (n == kRxBatch);
+      if (tx_blocked_) {
+        // lwIP keeps a TCP segment the full ring refused (TF_NAGLEMEMERR)
+        // and sends it on that connection's next tcp_output(), which may
+        // never come: with nothing in flight no retransmission timer runs,
+        // and the peer waits for it. Retry them now (lwIP leaves this to
+        // the driver: tcp_txnow). Still full: they are refused again, and
+        // wait_for_work() sleeps until the ring has room.
+        tx_blocked_ = false;
+        ++stats_.tx_retries;
+        tcp_txnow();
+      }
       sync_link();
       run_due_timers();  // also frees out-of-order queues if PBUF_POOL ran dry
       const std::uint64_t sleep_ns = next_timer_ns(kMaxIdleNs);
@@ -243,6 +255,7 @@ class Netif {
     }
     if (sent.error() == Error::kBusy) {
       ++me.stats_.tx_busy_drops;
+      me.tx_blocked_ = true;
       return ERR_MEM;
     }
     ++me.stats_.tx_errors;
@@ -265,6 +278,7 @@ class Netif {
   alignas(8) std::array<std::byte, hal::kMaxFrameBytes> scratch_{};
   NetifStats stats_;
   bool dhcp_ = false;
+  bool tx_blocked_ = false;  // a frame was refused for a full TX ring
 };
 
 }  // namespace starling::net

@@ -1,8 +1,6 @@
 #ifndef STARLING_NET_NETIF_RX_POOL_H_
 #define STARLING_NET_NETIF_RX_POOL_H_
 
-#include "net/port/lwip_prelude.h"  // first: see there
-
 #include <array>
 #include <cstddef>
 #include <cstdint>

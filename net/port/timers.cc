@@ -1,7 +1,5 @@
 #include "net/port/timers.h"
 
-#include "net/port/lwip_prelude.h"  // first: see there
-
 #include "lwip/timeouts.h"
 
 namespace starling::net {

@@ -60,15 +60,41 @@ class SynCookieTest : public ::testing::Test {
   NetifTestRig rig_;
 };
 
-// A SYN is answered with a SYN|ACK (MSS option included) and holds nothing;
-// the same SYN again gets the same cookie; a flood of them leaves the PCB
-// table as it was.
-TEST_F(SynCookieTest, SynsHoldNoPcb) {
+// Half-open connections until the threshold: SYNs from this many fresh ports.
+async::Task<void> fill_half_open(std::uint16_t port, std::uint16_t first_peer_port) {
+  for (std::uint16_t i = 0; i < LWIP_TCP_SYN_COOKIE_THRESHOLD; ++i) {
+    EXPECT_TRUE(g_nic.inject(tcp_frame(first_peer_port + i, port, 100u + i, 0, kSyn)));
+  }
+  g_nic.kick();
+  co_return co_await settle();
+}
+
+// Below the threshold a SYN gets a PCB and an RFC 6528 ISN (monotonic for a
+// 4-tuple, which peers reusing ports in TIME_WAIT rely on); a flood holds at
+// most LWIP_TCP_SYN_COOKIE_THRESHOLD PCBs, and past it every SYN is answered
+// with a cookie SYN|ACK (MSS option included) that holds nothing, the same
+// cookie for the same SYN.
+TEST_F(SynCookieTest, AFloodHoldsAtMostTheThresholdThenCookies) {
   Result<void> r = run([]() -> async::Task<void> {
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
     (void)co_await settle();
     const std::size_t before = pcbs_in_use();
+    EXPECT_TRUE(g_nic.inject(tcp_frame(39000, kPort, 500, 0, kSyn, {}, 1460)));
+    g_nic.kick();
+    (void)co_await settle();
+    EXPECT_EQ(pcbs_in_use(), before + 1);  // the ordinary path: a half-open PCB
+    for (std::uint16_t port = 41000; port < 41000 + 3 * MEMP_NUM_TCP_PCB; ++port) {
+      EXPECT_TRUE(g_nic.inject(tcp_frame(port, kPort, port * 7u, 0, kSyn)));
+      if (port % 8 == 0) {
+        g_nic.kick();
+        (void)co_await settle();
+      }
+    }
+    g_nic.kick();
+    (void)co_await settle();
+    EXPECT_EQ(pcbs_in_use(), before + LWIP_TCP_SYN_COOKIE_THRESHOLD);
+    EXPECT_EQ(tcp_stats().refused_pool, 0u);
     g_nic.sent.clear();
     EXPECT_TRUE(g_nic.inject(tcp_frame(40000, kPort, 1000, 0, kSyn, {}, 1460)));
     g_nic.kick();
@@ -79,34 +105,24 @@ TEST_F(SynCookieTest, SynsHoldNoPcb) {
     EXPECT_EQ(synack->flags, kSyn | kAck);
     EXPECT_EQ(synack->ack, 1001u);
     EXPECT_EQ(synack->mss, TCP_MSS);
-    EXPECT_EQ(pcbs_in_use(), before);
+    EXPECT_EQ(pcbs_in_use(), before + LWIP_TCP_SYN_COOKIE_THRESHOLD);
     EXPECT_TRUE(g_nic.inject(tcp_frame(40000, kPort, 1000, 0, kSyn, {}, 1460)));
     g_nic.kick();
     (void)co_await settle();
     EXPECT_EQ(last_to(40000)->seq, synack->seq);  // stateless, and stable within a period
-    for (std::uint16_t port = 41000; port < 41000 + 3 * MEMP_NUM_TCP_PCB; ++port) {
-      EXPECT_TRUE(g_nic.inject(tcp_frame(port, kPort, port * 7u, 0, kSyn)));
-      if (port % 8 == 0) {
-        g_nic.kick();
-        (void)co_await settle();
-      }
-    }
-    g_nic.kick();
-    (void)co_await settle();
-    EXPECT_EQ(pcbs_in_use(), before);
-    EXPECT_EQ(tcp_stats().refused_pool, 0u);
     co_return {};
   }());
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
-// The final ACK with the cookie opens the connection (accept() gets it, data
-// in that ACK included); an ACK with a forged cookie gets an RST, no PCB.
+// Under pressure, the final ACK with the cookie opens the connection
+// (accept() gets it, data in that ACK included); an ACK with a forged cookie
+// gets an RST, no PCB.
 TEST_F(SynCookieTest, OnlyAValidCookieOpensAConnection) {
   Result<void> r = run([]() -> async::Task<void> {
     auto listener = TcpListener::listen(kPort + 1, 4);
     EXPECT_TRUE(listener.ok());
-    (void)co_await settle();
+    (void)co_await fill_half_open(kPort + 1, 43000);  // cookies from here on
     const std::size_t before = pcbs_in_use();
     const std::uint64_t accepted = tcp_stats().accepted;
     // Forged: an ACK to the listener with a made-up cookie.

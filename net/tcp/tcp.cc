@@ -4,21 +4,6 @@
 #include <cstring>
 #include <utility>
 
-// Before any lwIP header: lwip/arch.h typedefs ssize_t as int unless
-// <limits.h> defines SSIZE_MAX. picolibc's (riscv64) does not, while the C++
-// headers above pull in its <sys/types.h> (ssize_t = long): a redefinition.
-// Take the C library's ssize_t and tell arch.h it exists. (Same as the
-// in-progress net/port/lwip_prelude.h; kept local so net/tcp does not depend
-// on uncommitted work.)
-#include <limits.h>
-#include <sys/types.h>
-#ifndef SSIZE_MAX
-#define SSIZE_MAX LONG_MAX
-#ifndef LWIP_NO_UNISTD_H
-#define LWIP_NO_UNISTD_H 1
-#endif
-#endif
-
 #include "kernel/async/check.h"
 #include "kernel/async/event.h"
 #include "lwip/err.h"

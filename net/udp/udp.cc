@@ -139,7 +139,17 @@ Result<void> UdpSocket::send_to(const Endpoint& to, std::span<const std::byte> d
 
 Result<void> UdpSocket::send_to(const Endpoint& to, const Pbuf& data) noexcept {
   if (pcb_ == nullptr || data.get() == nullptr) return Unexpected(Error::kInvalidArgument);
-  return send_pbuf(to, data.get());
+  // A pbuf with room in front of its payload (a received frame copied into
+  // PBUF_POOL, whose headers lwIP stripped) gets the new UDP, IP and
+  // Ethernet headers written in place, and lwIP leaves its payload pointing
+  // at them, sent or not. Put it back: the datagram is the caller's, and a
+  // retry after kBusy would otherwise send the old headers as data.
+  pbuf* p = data.get();
+  const auto* payload = static_cast<const std::byte*>(p->payload);
+  auto sent = send_pbuf(to, p);
+  const auto* now = static_cast<const std::byte*>(p->payload);
+  if (now != payload) (void)pbuf_remove_header(p, static_cast<std::size_t>(payload - now));
+  return sent;
 }
 
 }  // namespace starling::net

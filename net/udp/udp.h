@@ -1,8 +1,6 @@
 #ifndef STARLING_NET_UDP_UDP_H_
 #define STARLING_NET_UDP_UDP_H_
 
-#include "net/port/lwip_prelude.h"  // first: see there
-
 #include <array>
 #include <cstddef>
 #include <cstdint>

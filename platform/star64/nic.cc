@@ -11,9 +11,6 @@
 namespace starling::board {
 namespace {
 
-// The same cap kernel/boot uses for the blob it was handed.
-constexpr std::size_t kMaxDeviceTreeBytes = 2u << 20;
-
 constinit bool started = false;
 constinit Error start_error = Error::kNotFound;
 constinit bool start_ok = false;
@@ -29,7 +26,7 @@ Result<Nic*> nic(mem::PageAllocator& pages) {
   started = true;
   std::optional<fdt::DeviceTree> tree;
   if (const unsigned long dtb = boot_dtb(); dtb != 0) {
-    if (auto opened = fdt::DeviceTree::open(mem::to_pointer(dtb), kMaxDeviceTreeBytes);
+    if (auto opened = fdt::DeviceTree::open(mem::to_pointer(dtb), fdt::kMaxFirmwareTreeBytes);
         opened.ok()) {
       tree = *opened;
     }

@@ -1,8 +1,6 @@
 // lwIP's platform hooks in the kernel: LWIP_PLATFORM_DIAG prints on the
 // console (printf subset), LWIP_RAND varies, and a failed LWIP_ASSERT ends
 // in the kernel's panic with lwIP's message, file and line (exit 101).
-#include "net/port/lwip_prelude.h"  // first: see there
-
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
 #include "lwip/debug.h"

@@ -674,15 +674,15 @@ def run_abuse(args):
             print(f"      syn flood: {args.syn_flood} SYNs; guest tcp_pcbs_used={mid['tcp_pcbs_used']} "
                   f"tcp_pcbs_max={mid['tcp_pcbs_max']} deltas "
                   f"{delta(before, mid, ('tcp_refused_pool', 'tcp_refused_backlog', 'tcp_accepted'))}", flush=True)
-            # SYN cookies (net/lwip/patches): a SYN holds no PCB at all.
-            check(mid["tcp_pcbs_used"] == with_anchor["tcp_pcbs_used"],
-                  "syn flood: no PCB held for a SYN (SYN cookies)")
-            check(mid["tcp_pcbs_max"] <= with_anchor["tcp_pcbs_max"] + 1,
-                  "syn flood: the PCB high-water mark did not move")
+            # SYN cookies (net/lwip/patches) past 8 half-open connections.
+            check(mid["tcp_pcbs_used"] <= with_anchor["tcp_pcbs_used"] + 8,
+                  "syn flood: at most 8 PCBs held for SYNs (SYN cookies past that)")
+            check(mid["tcp_pcbs_max"] <= with_anchor["tcp_pcbs_max"] + 8 + 1,
+                  "syn flood: the PCB high-water mark moved by at most 8 (+1: the client during it)")
         anchor_ok("syn flood")
         w.drain()
-        # Nothing to time out: back at baseline at once.
-        after = back_to_baseline_long("syn flood (at once)", w.stats, with_anchor, 2)
+        # The 8 half-open ones time out (lwIP: SYN_RCVD for 20 s at most).
+        after = back_to_baseline_long("syn flood (half-open timed out)", w.stats, with_anchor, 30)
         c = RawConn(w, 7002)
         check(c.connect() and c.echo(b"after the flood\n"), "syn flood: a new connection is served afterwards")
         c.reset()
