@@ -36,10 +36,7 @@ void on_interrupt(void* source) {
 }  // namespace
 
 bool Net::is_net_device(const MmioDevice& device) {
-  const std::uint32_t version = device.read(MmioReg::kVersion);
-  return device.read(MmioReg::kMagicValue) == kMagic &&
-         (version == kVersionLegacy || version == kVersionModern) &&
-         device.read(MmioReg::kDeviceId) == kDeviceIdNet;
+  return is_virtio_device(device, kDeviceIdNet);
 }
 
 Result<void> Net::init(const Config& config, mem::PageAllocator& pages) {

@@ -12,10 +12,7 @@ namespace starling::virtio {
 static_assert(ring_bytes(Rng::kQueueSize) <= 2 * mem::kPageSize);
 
 bool Rng::is_rng_device(const MmioDevice& device) {
-  const std::uint32_t version = device.read(MmioReg::kVersion);
-  return device.read(MmioReg::kMagicValue) == kMagic &&
-         (version == kVersionLegacy || version == kVersionModern) &&
-         device.read(MmioReg::kDeviceId) == kDeviceIdEntropy;
+  return is_virtio_device(device, kDeviceIdEntropy);
 }
 
 Result<void> Rng::init(MmioDevice device) {

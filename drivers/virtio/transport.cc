@@ -16,6 +16,13 @@ std::uint16_t largest_power_of_two_at_most(std::uint32_t n, std::uint16_t cap) {
 
 }  // namespace
 
+bool is_virtio_device(const MmioDevice& device, std::uint32_t device_id) {
+  const std::uint32_t version = device.read(MmioReg::kVersion);
+  return device.read(MmioReg::kMagicValue) == kMagic &&
+         (version == kVersionLegacy || version == kVersionModern) &&
+         device.read(MmioReg::kDeviceId) == device_id;
+}
+
 Result<void> reset_and_acknowledge(const MmioDevice& device) {
   device.write(MmioReg::kStatus, 0);
   int polls = 0;

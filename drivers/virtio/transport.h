@@ -30,6 +30,9 @@ constexpr std::size_t ring_bytes(std::uint16_t size) {
   return used_offset(size) + SplitQueue::used_bytes(size);
 }
 
+// Whether `device` is a virtio-mmio device (either version) of type `device_id`.
+bool is_virtio_device(const MmioDevice& device, std::uint32_t device_id);
+
 // Writes 0 to Status and waits (bounded) for the device to read back 0, then
 // sets ACKNOWLEDGE and DRIVER. kDeviceError if the reset never completes.
 Result<void> reset_and_acknowledge(const MmioDevice& device);

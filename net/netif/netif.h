@@ -36,8 +36,9 @@
 // zero-copy custom pbuf from RxPbufPool, or a copy: see rx_pool.h), after
 // classify_frame() has dropped runts and unjoined multicast (counted); it
 // yields after every batch when another task is ready, so the hart is never
-// kept from applications, runs lwIP's due timeouts, then sleeps in nic.wait_for_work() for at
-// most the time to lwIP's next timeout.
+// kept from applications, retries TCP segments a full TX ring refused, runs
+// lwIP's due timeouts, then sleeps in nic.wait_for_work() for at most the
+// time to lwIP's next timeout.
 // TX (linkoutput): the pbuf chain's pieces go as fragments to
 // nic.transmit_gather(), whose copy into its DMA buffer is the only one (a
 // PBUF_REF in the chain pointing at application memory is copied from

@@ -28,9 +28,12 @@
 // queues, PBUF_POOL_FREE_OOSEQ). The copy of a small frame costs less than
 // the custom pbuf it replaces; the limit costs a copy only under pressure.
 //
-// PBUF_REF rather than PBUF_RAM: lwIP never writes headers in front of the
-// payload (icmp/udp replies allocate their own header pbuf) and never
-// mem_trim()s it, so nothing outside the frame is touched.
+// PBUF_REF rather than PBUF_RAM for the zero-copy frames: lwIP never writes
+// headers in front of a PBUF_REF's payload (icmp/udp replies chain their own
+// header pbuf) and never mem_trim()s it, so nothing outside the frame is
+// touched. A copied frame is a PBUF_POOL pbuf whose stripped headers leave
+// room in front, which lwIP does write into: net/udp's send_to(Pbuf) puts
+// the payload back afterwards.
 namespace starling::net {
 
 template <typename N, std::size_t kSize>

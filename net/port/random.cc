@@ -35,6 +35,17 @@ void weak_keys() {
   rand_key = {b * 0xBF58476D1CE4E5B9ULL, a ^ 0x94D049BB133111EBULL};
 }
 
+// The connection's 4-tuple, the keyed hashes' common input: local address,
+// remote address, local port, remote port (network order, as given).
+void put_tuple(std::uint8_t* out, std::uint32_t local_ip, std::uint16_t local_port,
+               std::uint32_t remote_ip, std::uint16_t remote_port) {
+  std::memcpy(out, &local_ip, 4);
+  std::memcpy(out + 4, &remote_ip, 4);
+  std::memcpy(out + 8, &local_port, 2);
+  std::memcpy(out + 10, &remote_port, 2);
+}
+constexpr std::size_t kTupleBytes = 12;
+
 }  // namespace
 
 void seed_from_board_entropy() noexcept {
@@ -70,11 +81,8 @@ void set_keys_for_testing(const SipKey& isn, const SipKey& rand) noexcept {
 
 std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uint32_t remote_ip,
                       std::uint16_t remote_port, std::uint64_t now_ns) noexcept {
-  std::array<std::uint8_t, 12> tuple{};
-  std::memcpy(&tuple[0], &local_ip, 4);
-  std::memcpy(&tuple[4], &remote_ip, 4);
-  std::memcpy(&tuple[8], &local_port, 2);
-  std::memcpy(&tuple[10], &remote_port, 2);
+  std::array<std::uint8_t, kTupleBytes> tuple{};
+  put_tuple(tuple.data(), local_ip, local_port, remote_ip, remote_port);
   const auto f = static_cast<std::uint32_t>(siphash24(isn_key, tuple));
   const auto m = static_cast<std::uint32_t>(now_ns / 4000);  // RFC 6528's 4 us clock
   return m + f;
@@ -83,18 +91,15 @@ std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uin
 std::uint32_t syn_cookie_hash(std::uint32_t local_ip, std::uint16_t local_port,
                               std::uint32_t remote_ip, std::uint16_t remote_port,
                               std::uint32_t client_isn, std::uint32_t counter) noexcept {
-  std::array<std::uint8_t, 20> block{};
-  std::memcpy(&block[0], &local_ip, 4);
-  std::memcpy(&block[4], &remote_ip, 4);
-  std::memcpy(&block[8], &local_port, 2);
-  std::memcpy(&block[10], &remote_port, 2);
-  std::memcpy(&block[12], &client_isn, 4);
-  std::memcpy(&block[16], &counter, 4);
+  std::array<std::uint8_t, kTupleBytes + 8> block{};
+  put_tuple(block.data(), local_ip, local_port, remote_ip, remote_port);
+  std::memcpy(&block[kTupleBytes], &client_isn, 4);
+  std::memcpy(&block[kTupleBytes + 4], &counter, 4);
   return static_cast<std::uint32_t>(siphash24(isn_key, block));
 }
 
 std::uint32_t random_u32() noexcept {
-  if (!status.seeded) seed_from_board_entropy();
+  seed_from_board_entropy();  // once; a flag test after that
   const std::uint64_t n = rand_counter++;
   std::array<std::uint8_t, 8> block{};
   std::memcpy(block.data(), &n, sizeof n);
@@ -105,7 +110,7 @@ std::uint32_t random_u32() noexcept {
 
 extern "C" u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port,
                                   const ip_addr_t* remote_ip, u16_t remote_port) {
-  if (!starling::net::entropy_status().seeded) starling::net::seed_from_board_entropy();
+  starling::net::seed_from_board_entropy();  // once; a flag test after that
   return starling::net::tcp_isn(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
                                 ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
                                 starling::hal::now_ns());
@@ -114,7 +119,7 @@ extern "C" u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port,
 extern "C" u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
                                         const ip_addr_t* remote_ip, u16_t remote_port,
                                         u32_t client_isn, u32_t counter) {
-  if (!starling::net::entropy_status().seeded) starling::net::seed_from_board_entropy();
+  starling::net::seed_from_board_entropy();  // once; a flag test after that
   return starling::net::syn_cookie_hash(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
                                         ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
                                         client_isn, counter);

@@ -91,6 +91,10 @@ class App:
         self._log.close()
 
 
+# What a console must never show: a panic, a failed step, a sanitizer report.
+CONSOLE_ALARMS = ("PANIC", "FAIL", "ERROR: AddressSanitizer", "runtime error:")
+
+
 def udp_roundtrip(host, payload, port=1235, tries=5, timeout=1.0):
     """Sends `payload` to host:port until a datagram comes back (the first
     may wait for ARP); the reply, or None after `tries`."""
@@ -121,7 +125,7 @@ def report(app, failures, expected=()):
     for line in expected:
         if line not in text:
             failures.append(f"console lacks: {line}")
-    for bad in ("PANIC", "FAIL", "ERROR: AddressSanitizer", "runtime error:"):
+    for bad in CONSOLE_ALARMS:
         if bad in text:
             failures.append(f"console shows {bad}")
     print("---- console ----")

@@ -32,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling")
 sys.path.insert(0, os.path.join(RUNFILES, "test", "host_board"))
-from host_process import App, TapNamespace, udp_roundtrip  # noqa: E402
+from host_process import CONSOLE_ALARMS, App, TapNamespace, udp_roundtrip  # noqa: E402
 
 GUEST = "10.0.2.15"
 PEER = "10.0.2.2"
@@ -384,7 +384,7 @@ def inside(args):
     finally:
         text = app.console()
         app.stop()
-        for bad in ("PANIC", "FAIL", "ERROR: AddressSanitizer", "runtime error:"):
+        for bad in CONSOLE_ALARMS:
             check(bad not in text, f"console shows no {bad}")
         print("---- console (tail) ----")
         print(text[-2000:])

@@ -231,6 +231,18 @@ def settled_stats(get, baseline, timeout=15.0):
     return last
 
 
+def stop_and_check_console(g, w=None):
+    """Stops the guest (and closes the wire), then checks and prints its console."""
+    text = g.console()
+    g.stop()
+    if w is not None:
+        w.close()
+    check("PANIC" not in text, "console shows no PANIC")
+    check("FAIL" not in text, "console shows no FAIL")
+    print("---- console (tail) ----")
+    print(text[-2500:])
+
+
 def wire_baseline(w, g):
     """Waits for the guest's 'echo: ready', then its settled stats over the
     raw wire (None, reported, if either never comes)."""
@@ -426,13 +438,7 @@ def run_wire(args):
             print(f"      vanish: deltas {delta(before, after, ('tcp_accepted', 'tcp_resets'))}", flush=True)
         echo_works(w, "vanish")
     finally:
-        text = g.console()
-        g.stop()
-        w.close()
-        check("PANIC" not in text, "console shows no PANIC")
-        check("FAIL" not in text, "console shows no FAIL")
-        print("---- console (tail) ----")
-        print(text[-2500:])
+        stop_and_check_console(g, w)
 
 
 # ---------------------------------------------------------------- tcp (hostfwd) case
@@ -535,12 +541,7 @@ def run_tcp(args):
         for c in conns:
             c.close()
         us.close()
-        text = g.console()
-        g.stop()
-        check("PANIC" not in text, "console shows no PANIC")
-        check("FAIL" not in text, "console shows no FAIL")
-        print("---- console (tail) ----")
-        print(text[-2500:])
+        stop_and_check_console(g)
 
 
 # ---------------------------------------------------------------- tcp abuse (wire)
@@ -780,13 +781,7 @@ def run_abuse(args):
                   flush=True)
         echo_works(w, "final")
     finally:
-        text = g.console()
-        g.stop()
-        w.close()
-        check("PANIC" not in text, "console shows no PANIC")
-        check("FAIL" not in text, "console shows no FAIL")
-        print("---- console (tail) ----")
-        print(text[-2500:])
+        stop_and_check_console(g, w)
 
 
 # ---------------------------------------------------------------- out-of-order bursts (wire)
@@ -949,13 +944,7 @@ def run_ooseq(args):
         amplification_cases(w)
         runt_cases(w)
     finally:
-        text = g.console()
-        g.stop()
-        w.close()
-        check("PANIC" not in text, "console shows no PANIC")
-        check("FAIL" not in text, "console shows no FAIL")
-        print("---- console (tail) ----")
-        print(text[-2500:])
+        stop_and_check_console(g, w)
 
 
 def back_to_baseline_long(case, get, baseline, timeout):
