@@ -30,8 +30,10 @@ def board_library(name, board_constraint, deps = []):
             "//kernel/arch/riscv:clock",
             "//kernel/arch/riscv:sbi",
             "//kernel/arch/riscv:trap",
+            "//kernel/boot:riscv",
             "//kernel/console",
             "//kernel/lib:result",
-            "//platform/hal",
+            "//kernel/hal",
+            "//platform:uart_console",
         ],
     )

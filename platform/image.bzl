@@ -148,18 +148,22 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
     Args:
       name: the application's riscv64 cc_binary.
       srcs: its sources, the same on every board.
-      deps: its libraries (the kernel is added).
+      deps: its libraries (the kernel and the board are added).
       qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
       host: also give the app a :host binary (an app with riscv64-only code,
         e.g. inline assembly or console input, leaves it off).
       **kwargs: passed to the cc_binary targets.
     """
+
+    # An application's images are the apps layer's (layers.bzl: its package
+    # default); test images elsewhere stay visible to every test.
+    visibility = None if native.package_name().startswith("apps/") else ["//visibility:public"]
     native.cc_binary(
         name = name,
         srcs = srcs,
-        deps = deps + ["//kernel"],
+        deps = deps + ["//kernel", "//platform:board"],
         target_compatible_with = ["//platform:riscv64"],
-        visibility = ["//visibility:public"],
+        visibility = visibility,
         **kwargs
     )
     qemu_image(
@@ -167,7 +171,7 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
         elf = ":" + name,
         platform = "//platform:qemu_virt",
         qemu_args = qemu_args,
-        visibility = ["//visibility:public"],
+        visibility = visibility,
     )
     board_image(
         name = "star64",
@@ -176,15 +180,15 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
         uimage = True,
         # platform/star64/linker.ld: U-Boot's kernel_addr_r on the JH7110.
         load_address = "0x40200000",
-        visibility = ["//visibility:public"],
+        visibility = visibility,
     )
     if not host:
         return
     native.cc_binary(
         name = "host",
         srcs = srcs,
-        deps = deps + ["//kernel"],
+        deps = deps + ["//kernel", "//platform:board"],
         target_compatible_with = ["//platform:board_host"],
-        visibility = ["//visibility:public"],
+        visibility = visibility,
         **kwargs
     )

@@ -16,7 +16,7 @@
 #error "no board NIC: build for a board platform (--config=qemu, --config=star64 or the host)"
 #endif
 
-#include "platform/hal/nic.h"
+#include "kernel/hal/nic.h"
 
 static_assert(starling::hal::Nic<starling::board::Nic>);
 

@@ -39,9 +39,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
-#include "kernel/fdt/chosen.h"
-#include "kernel/fdt/device_tree.h"
-#include "kernel/mem/address.h"
+#include "kernel/hal/clock.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/priv/tcp_priv.h"
@@ -52,14 +50,13 @@
 #include "net/port/random.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
-#include "platform/hal/clock.h"
-#include "platform/nic.h"
+#include "platform/network.h"
 
 namespace starling {
 namespace {
 
+using board::Netif;
 using console::print;
-using Netif = net::Netif<board::Nic>;
 
 constexpr std::uint16_t kUdpEchoPort = 1235;
 constexpr std::uint16_t kTcpEchoPort = 1236;
@@ -73,47 +70,19 @@ constexpr std::uint64_t kTcpWriteTimeoutNs = 30 * async::kSecond;
 // The utilisation service's client says nothing for this long: closed.
 // (ipbench's client is quiet between START and STOP, for one sample run.)
 constexpr std::uint64_t kUtilisationIdleNs = 120 * async::kSecond;
-constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
 // A full TX ring: retry the reply a few times, then drop it (counted).
 constexpr int kSendRetries = 16;
 
-void print_ip(std::uint32_t address) {
-  char text[16];
-  print(std::string_view(text, net::format_ipv4(address, text)));
-}
-
-int prefix_length(std::uint32_t mask) {
-  int n = 0;
-  while (mask & 0x8000'0000u) {
-    ++n;
-    mask <<= 1;
-  }
-  return n;
-}
-
 struct Settings {
-  net::IpConfig ip = net::kQemuUserDefault;
   bool stats_from_given = false;  // else: the local subnet, once it is known
   net::Subnet stats_from;
 };
 
-// The IPv4 configuration and the stats network: the defaults, or bootargs'
-// ip= and starling.stats_from= when valid.
-Settings settings(const BootInfo& boot) {
+// The stats network: bootargs' starling.stats_from= when valid, else the
+// local subnet once it is known.
+Settings settings(std::string_view bootargs) {
   Settings out;
-  auto tree = fdt::DeviceTree::open(mem::to_pointer(boot.dtb), fdt::kMaxFirmwareTreeBytes);
-  if (!tree.ok()) return out;
-  auto chosen = fdt::read_chosen(*tree);
-  if (!chosen.ok() || !chosen->bootargs) return out;
-  const auto parsed = net::parse_bootargs(*chosen->bootargs);
-  if (parsed.error != net::IpConfigError::kNone) {
-    print("echo: ignoring bootargs ip=: ");
-    print(net::ip_config_error_text(parsed.error));
-    print("; using the default\n");
-  } else {
-    out.ip = parsed.config;
-  }
-  const auto stats_from = net::bootarg_value(*chosen->bootargs, "starling.stats_from");
+  const auto stats_from = net::bootarg_value(bootargs, "starling.stats_from");
   if (stats_from.found) {
     auto subnet = net::parse_subnet(stats_from.value);
     if (subnet.ok()) {
@@ -320,7 +289,8 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& set
     for (int attempt = 0; attempt < kSendRetries; ++attempt) {
       auto sent = socket.send_to(datagram->from, datagram->data);
       echoed = sent.ok();
-      if (sent.ok() || sent.error() != Error::kBusy) break;
+      // kBusy: the TX ring is full; kNoMemory: lwIP's pbufs are (both pass).
+      if (sent.ok() || (sent.error() != Error::kBusy && sent.error() != Error::kNoMemory)) break;
       co_await async::sleep_for(50 * async::kMicrosecond);  // the netif reclaims TX room
     }
     ++(echoed ? g_echo.echoed : g_echo.dropped);
@@ -429,44 +399,12 @@ async::Task<void> utilisation(std::uint16_t port) {
 }
 
 async::Task<int> serve(const BootInfo& boot) {
-  auto nic = board::nic(boot::page_allocator());
-  if (!nic.ok()) {
-    print("echo: FAIL no NIC: ");
-    print(error_name(nic.error()));
-    print("\n");
-    co_return 2;
-  }
-  static Settings chosen;  // the services keep a reference
-  chosen = settings(boot);
-  const net::IpConfig& config = chosen.ip;
-  Netif netif(**nic);
-  if (auto ok = netif.start(config); !ok.ok()) {
-    print("echo: FAIL netif start: ");
-    print(error_name(ok.error()));
-    print("\n");
-    co_return 3;
-  }
   async::Scope scope;
-  (void)scope.spawn(netif.run());
-  if (config.dhcp) print("echo: DHCP...\n");
-  auto address = co_await async::with_timeout(netif.wait_for_address(), kAddressTimeoutNs);
-  if (!address.ok()) {
-    print("echo: FAIL no address: ");
-    print(error_name(address.error()));
-    print("\n");
-    co_return 4;
-  }
-  print("echo: address ");
-  print_ip(netif.address());
-  print("/");
-  console::print_dec(prefix_length(netif.netmask()));
-  print(" gw ");
-  print_ip(netif.gateway());
-  print(config.dhcp ? " (dhcp)\n" : " (static)\n");
-
-  print("echo: entropy from ");
-  print(net::entropy_status().source);
-  print(net::entropy_status().ok ? "\n" : " unavailable (TCP sequence numbers predictable)\n");
+  auto network = co_await board::bring_up_network("echo", boot, scope);
+  if (!network.ok()) co_return board::kNetworkFailed;
+  static Settings chosen;  // the services keep a reference
+  chosen = settings(network->bootargs);
+  Netif& netif = *network->netif;
   (void)scope.spawn(udp_echo(kUdpEchoPort, netif, chosen));
   (void)scope.spawn(tcp_echo(kTcpEchoPort));
   (void)scope.spawn(utilisation(kUtilisationPort));

@@ -4,7 +4,7 @@
 
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
-#include "platform/hal/board.h"
+#include "kernel/hal/board.h"
 
 int starling_app_main(const starling::BootInfo& boot) {
   using namespace starling;

@@ -2,7 +2,8 @@
 //
 // Each finished or aborted session prints one console line:
 //   iperf: session done-server from 10.0.2.2:40522 bytes 1234567 ms 3001 kbit/s 3291
-// The address is 10.0.2.15/24 via 10.0.2.2 (QEMU user networking).
+// The address is 10.0.2.15/24 via 10.0.2.2 (QEMU user networking), or what
+// the kernel command line's ip= says (platform/network.h).
 // `bazel run //apps/iperf:qemu` forwards 127.0.0.1:15001/tcp to guest 5001
 // (STARLING_IPERF_TCP_PORT picks another host port); measure with
 //   iperf -c 127.0.0.1 -p 15001 -t 5
@@ -13,24 +14,16 @@
 #include "kernel/async/executor.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/task.h"
-#include "kernel/async/timeout.h"
 #include "kernel/boot/app.h"
-#include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "lwip/apps/lwiperf.h"
 #include "lwip/ip_addr.h"
-#include "net/netif/ip_config.h"
-#include "net/netif/netif.h"
-#include "platform/nic.h"
+#include "platform/network.h"
 
 namespace starling {
 namespace {
 
 using console::print;
-using Netif = net::Netif<board::Nic>;
-
-constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
-
 void print_ip(std::uint32_t address) {
   char text[16];
   print(std::string_view(text, net::format_ipv4(address, text)));
@@ -80,34 +73,10 @@ void report(void* /*arg*/, lwiperf_report_type type, const ip_addr_t* /*local_ad
   print("\n");
 }
 
-async::Task<int> serve() {
-  auto nic = board::nic(boot::page_allocator());
-  if (!nic.ok()) {
-    print("iperf: FAIL no NIC: ");
-    print(error_name(nic.error()));
-    print("\n");
-    co_return 2;
-  }
-  const net::IpConfig config = net::kQemuUserDefault;
-  Netif netif(**nic);
-  if (auto ok = netif.start(config); !ok.ok()) {
-    print("iperf: FAIL netif start: ");
-    print(error_name(ok.error()));
-    print("\n");
-    co_return 3;
-  }
+async::Task<int> serve(const BootInfo& boot) {
   async::Scope scope;
-  (void)scope.spawn(netif.run());
-  auto address = co_await async::with_timeout(netif.wait_for_address(), kAddressTimeoutNs);
-  if (!address.ok()) {
-    print("iperf: FAIL no address: ");
-    print(error_name(address.error()));
-    print("\n");
-    co_return 4;
-  }
-  print("iperf: address ");
-  print_ip(netif.address());
-  print("\n");
+  auto network = co_await board::bring_up_network("iperf", boot, scope);
+  if (!network.ok()) co_return board::kNetworkFailed;
 
   if (lwiperf_start_tcp_server_default(&report, nullptr) == nullptr) {
     print("iperf: FAIL lwiperf_start_tcp_server_default\n");
@@ -129,8 +98,8 @@ async::Task<int> serve() {
 }  // namespace
 }  // namespace starling
 
-int starling_app_main(const starling::BootInfo& /*boot*/) {
+int starling_app_main(const starling::BootInfo& boot) {
   starling::async::Executor executor;
-  auto code = executor.block_on(starling::serve());
+  auto code = executor.block_on(starling::serve(boot));
   return code.ok() ? *code : 1;
 }

@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "apps/monitor/command.h"
-#include "drivers/irq/irq.h"
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/sleep.h"
@@ -16,10 +15,11 @@
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/console/input.h"
+#include "kernel/hal/board.h"
+#include "kernel/hal/clock.h"
+#include "kernel/hal/interrupts.h"
+#include "kernel/hal/irq.h"
 #include "kernel/mem/kernel_heap.h"
-#include "platform/hal/board.h"
-#include "platform/hal/clock.h"
-#include "platform/hal/interrupts.h"
 
 namespace starling {
 namespace {

@@ -23,7 +23,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 #include "platform/nic.h"
 
 namespace starling {

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "drivers/dwmac/dwmac.h"
+#include "drivers/dwmac/model/dma_region.h"
+#include "drivers/dwmac/model/dwmac_model.h"
 #include "kernel/mem/page_allocator.h"
-#include "test/models/dwmac/dma_region.h"
-#include "test/models/dwmac/dwmac_model.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 // Normal (not context) descriptors, 16 bytes, four little-endian words, as
-// HARDWARE.md §4 gives them for EQoS 5.x. Do not take these from the old
+// docs/hardware/dwmac.md §5 gives them for EQoS 5.x. Do not take these from the old
 // GMAC 3.x layouts (lengths at 29:16 there).
 //
 // The DMA engine reads and writes these words while the CPU does: every

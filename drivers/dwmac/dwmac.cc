@@ -9,7 +9,7 @@
 #include "kernel/async/timeout.h"
 #include "kernel/console/console.h"
 #include "kernel/console/report_limit.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::dwmac {
 namespace {
@@ -21,7 +21,7 @@ static_assert(Dwmac::kRxRingSize * sizeof(Descriptor) == kRingBytes);
 static_assert(Dwmac::kTxRingSize * sizeof(Descriptor) == kRingBytes);
 constexpr std::size_t kRxBufferPages = Dwmac::kRxBuffers * Dwmac::kBufferBytes / mem::kPageSize;
 constexpr std::size_t kTxBufferPages = Dwmac::kTxRingSize * Dwmac::kBufferBytes / mem::kPageSize;
-// RBSZ must be a multiple of the 8-byte bus width (§8 item 7) and hold a
+// RBSZ must be a multiple of the 8-byte bus width (docs/hardware/dwmac.md §9 item 7) and hold a
 // 1518-byte frame + VLAN tag + FCS.
 static_assert(Dwmac::kBufferBytes % 8 == 0 && Dwmac::kBufferBytes >= 1522 + 4);
 static_assert(hal::kMaxFrameBytes <= desc::kTxBuffer1LengthMask);
@@ -132,7 +132,7 @@ Result<void> Dwmac::allocate(mem::PageAllocator& pages) {
   return {};
 }
 
-// §5 step 2: SWR resets every MAC, MTL and DMA register; it self-clears.
+// docs/hardware/dwmac.md §6.1 step 2: SWR resets every MAC, MTL and DMA register; it self-clears.
 Result<void> Dwmac::reset_core() {
   regs_.write(kDmaMode, dma_mode::kSwr);
   const std::uint64_t deadline = hal::now_ns() + kResetTimeoutNs;
@@ -170,7 +170,7 @@ void Dwmac::lay_out_fresh_rings() {
   rx_discarding_ = false;
 }
 
-// §5 steps 4-11, after SWR, with the rings laid out in memory.
+// docs/hardware/dwmac.md §6.1 steps 4-11, after SWR, with the rings laid out in memory.
 void Dwmac::configure() {
   // Step 4: bus and DMA mode. DCHE exists from 5.20 on.
   regs_.write(kDmaSysbusMode, params_.sysbus_mode);
@@ -235,7 +235,7 @@ void Dwmac::configure() {
   write_tx_tail();
 }
 
-// §5 table: 1000 = PS 0 FES 0; 100 = PS 1 FES 1; 10 = PS 1 FES 0; DM = full
+// docs/hardware/dwmac.md §6.2: 1000 = PS 0 FES 0; 100 = PS 1 FES 1; 10 = PS 1 FES 0; DM = full
 // duplex. Before any link is known the MAC runs 1000/full. ACS|CST strip the
 // FCS of every frame (PL then excludes it); IPC when the core has RX COE.
 void Dwmac::program_speed() {
@@ -380,28 +380,6 @@ std::size_t Dwmac::receive(std::span<hal::RxFrame> out) {
   return count;
 }
 
-Result<void> Dwmac::release(hal::RxHandle handle) {
-  if (handle >= kRxBuffers || rx_state_[handle] != BufferState::kHeld) {
-    return Unexpected(Error::kInvalidArgument);
-  }
-  free_rx_buffer(static_cast<std::uint16_t>(handle));
-  refill_rx();
-  return {};
-}
-
-Result<void> Dwmac::release(std::span<const hal::RxHandle> handles) {
-  Result<void> result;
-  for (const hal::RxHandle handle : handles) {
-    if (handle >= kRxBuffers || rx_state_[handle] != BufferState::kHeld) {
-      result = Unexpected(Error::kInvalidArgument);
-      continue;
-    }
-    free_rx_buffer(static_cast<std::uint16_t>(handle));
-  }
-  refill_rx();
-  return result;
-}
-
 // ---- TX ----
 
 void Dwmac::reclaim_tx() {
@@ -422,12 +400,7 @@ void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t by
   const std::uint32_t slot = tx_head_ % kTxRingSize;
   const mem::PhysAddr buffer =
       tx_buffers_phys_ + std::uint64_t{tx_slot_buffer_[slot]} * kBufferBytes;
-  std::byte* at = mem::to_pointer(buffer);
-  for (const hal::TxFragment& fragment : fragments) {
-    if (fragment.empty()) continue;
-    std::memcpy(at, fragment.data(), fragment.size());  // the one copy
-    at += fragment.size();
-  }
+  nic::copy_fragments(mem::to_pointer(buffer), fragments);
   Descriptor& d = tx_ring_[slot];
   d.store(0, low32(buffer));
   d.store(1, 0);
@@ -448,55 +421,12 @@ void Dwmac::write_tx_tail() {
               low32(tx_ring_phys_ + (tx_head_ % kTxRingSize) * sizeof(Descriptor)));
 }
 
-Result<std::size_t> Dwmac::transmit(std::span<const std::span<const std::byte>> frames) {
-  reclaim_tx();
-  std::size_t count = 0;
-  Result<std::size_t> result = std::size_t{0};
-  for (const auto& frame : frames) {
-    if (frame.empty() || frame.size() > hal::kMaxFrameBytes) {
-      if (count == 0) result = Unexpected(Error::kInvalidArgument);
-      break;
-    }
-    if (tx_in_flight() == kTxRingSize - 1u) {
-      if (count == 0) {
-        ++stats_.tx_busy;
-        result = Unexpected(Error::kBusy);
-      }
-      break;
-    }
-    fill_tx(std::span(&frame, 1), static_cast<std::uint32_t>(frame.size()));
-    ++count;
-  }
-  if (count != 0) {
-    write_tx_tail();
-    result = count;
-  }
-  return result;
-}
-
-Result<void> Dwmac::transmit_gather(std::span<const hal::TxFragment> fragments) {
-  std::size_t bytes = 0;
-  for (const hal::TxFragment& fragment : fragments) {
-    bytes += fragment.size();
-    if (bytes > hal::kMaxFrameBytes) return Unexpected(Error::kInvalidArgument);
-  }
-  if (bytes == 0) return Unexpected(Error::kInvalidArgument);
-  reclaim_tx();
-  if (tx_in_flight() == kTxRingSize - 1u) {
-    ++stats_.tx_busy;
-    return Unexpected(Error::kBusy);
-  }
-  fill_tx(fragments, static_cast<std::uint32_t>(bytes));
-  write_tx_tail();
-  return {};
-}
-
 // ---- interrupts, link, recovery ----
 
 Result<bool> Dwmac::service() {
   // Frames the MTL dropped while the RX DMA had no descriptors: MFC 10:0,
   // MFCO 15 = it overflowed. Clear-on-read (the databook's behaviour per the
-  // model; HARDWARE.md §3 marks it unconfirmed).
+  // model; docs/hardware/dwmac.md §4.1 marks it unconfirmed).
   const std::uint32_t missed = regs_.read(kDmaCh0MissFrameCount);
   if (missed != 0) {
     const std::uint32_t count = (missed & 0x8000) != 0 ? 0x800 : missed & 0x7FF;

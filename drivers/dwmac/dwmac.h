@@ -11,17 +11,18 @@
 #include "drivers/dwmac/phy.h"
 #include "drivers/dwmac/registers.h"
 #include "drivers/mmio/register_bus.h"
+#include "drivers/nic/ring_driver.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/async/task.h"
+#include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
 #include "kernel/mem/page_allocator.h"
-#include "platform/hal/nic.h"
 
 // Synopsys DWC Ethernet QoS 5.10a / 5.20 ("dwmac4/5"; the JH7110's GMACs are
-// 5.20) behind hal::Nic. Facts: HARDWARE.md §1-§6.
+// 5.20) behind hal::Nic. Facts: docs/hardware/dwmac.md §2-§8, docs/hardware/jh7110.md.
 //
 // Rings: 256 normal descriptors each way, 16 bytes apart (DSL 0), one page
-// per ring. The tail pointer is exclusive (§4: just past the last valid
+// per ring. The tail pointer is exclusive (docs/hardware/dwmac.md §5.6: just past the last valid
 // descriptor) and one slot always stays empty, so at most 255 descriptors
 // are with the DMA; tails are written once per burst, not per frame.
 //
@@ -61,14 +62,14 @@
 // upper-address words are left 0): init() refuses pages above with kNoMemory.
 namespace starling::dwmac {
 
-class Dwmac {
+class Dwmac : public nic::RingDriver<Dwmac> {
  public:
   static constexpr std::uint16_t kRxRingSize = 256;
   static constexpr std::uint16_t kTxRingSize = 256;
   static constexpr std::uint16_t kRxBuffers = 256;
   static constexpr std::uint32_t kBufferBytes = 2048;
   // Linux waits up to 1 s for SWR; it takes a few CSR clocks when the clocks
-  // run, and never completes without the PHY's RX clock (§5 step 2).
+  // run, and never completes without the PHY's RX clock (docs/hardware/dwmac.md §6.1 step 2).
   static constexpr std::uint64_t kResetTimeoutNs = 100'000'000;
   static constexpr std::uint64_t kLinkPollNs = 500'000'000;
 
@@ -90,9 +91,12 @@ class Dwmac {
                                 reg::sysbus::kBlen4 | reg::sysbus::rd_osr_limit(3) |
                                 reg::sysbus::wr_osr_limit(3);
     bool descriptor_prefetch = true;     // DMA_MODE.DCHE, honoured only on cores >= 5.20
-    std::uint32_t mdio_clock_range = 5;  // CR: JH7110 U-Boot uses 5 (250-300 MHz)
-    std::uint8_t phy_address = 0;        // Star64 eth0: PHY at MDIO address 0
-    std::uint16_t phy_rx_delay_ps = 1500, phy_tx_delay_ps = 0;  // Star64 DT: rx 1500 ps
+    std::uint32_t mdio_clock_range = 5;  // MDIO CR 5: a CSR clock of 250-300 MHz
+    // The PHY and the RGMII delays it adds are the board's wiring: the board
+    // package says (platform/star64/gmac0.h). Neutral defaults: the first
+    // MDIO address, no PHY-side delay.
+    std::uint8_t phy_address = 0;
+    std::uint16_t phy_rx_delay_ps = 0, phy_tx_delay_ps = 0;
     bool checksum_offload = true;  // TX CIC + RX IPC when HW_FEATURE0 says the core has them
   };
 
@@ -118,19 +122,16 @@ class Dwmac {
   Dwmac(const Dwmac&) = delete;
   Dwmac& operator=(const Dwmac&) = delete;
 
-  // Resets and programs the MAC (§5), fills the RX ring, brings up the PHY
+  // Resets and programs the MAC (docs/hardware/dwmac.md §6.1), fills the RX ring, brings up the PHY
   // and optionally waits for the link. kUnsupported (with a console line) for
   // a core other than 5.10a/5.20; kTimedOut if SWR or MDIO never completes
   // (the console line says which); kNoMemory; kDeviceError if no PHY
   // answers or the PLIC source cannot be attached.
   Result<void> init(const Config& config, mem::PageAllocator& pages);
 
-  // hal::Nic.
+  // hal::Nic. transmit(), transmit_gather() and release() are the shared
+  // ring policy (drivers/nic/ring_driver.h).
   std::size_t receive(std::span<hal::RxFrame> out);
-  Result<void> release(hal::RxHandle handle);
-  Result<void> release(std::span<const hal::RxHandle> handles);
-  Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames);
-  Result<void> transmit_gather(std::span<const hal::TxFragment> fragments);
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_.up ? hal::LinkState::kUp : hal::LinkState::kDown; }
   const hal::NicStats& stats() const { return stats_; }
@@ -138,7 +139,7 @@ class Dwmac {
 
   // The macirq handler's work: trap-context safe (signals only).
   void interrupt() { interrupt_.signal(); }
-  // Asks the PHY; on a change programs MAC_CONFIGURATION PS/FES/DM (§5).
+  // Asks the PHY; on a change programs MAC_CONFIGURATION PS/FES/DM (docs/hardware/dwmac.md §6.2).
   Result<hal::LinkState> poll_link();
   const DriverStats& driver_stats() const { return driver_stats_; }
   std::uint32_t core_version() const { return snps_version_; }
@@ -151,7 +152,7 @@ class Dwmac {
   Result<void> allocate(mem::PageAllocator& pages);
   Result<void> reset_core();
   void read_features();
-  void configure();  // §5 steps 4-11, rings already laid out
+  void configure();  // docs/hardware/dwmac.md §6.1 steps 4-11, rings already laid out
   void program_speed();
   void set_interrupts(std::uint32_t enable);
   // Reads and acknowledges DMA_CH0_STATUS; recovers from a fatal bus error.
@@ -163,10 +164,22 @@ class Dwmac {
   bool rx_ready() const;
   void free_rx_buffer(std::uint16_t buffer);
   void refill_rx();
-  void reclaim_tx();
   std::uint32_t tx_in_flight() const { return tx_head_ - tx_clean_; }
-  void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
   void write_tx_tail();
+
+  // The ring operations nic::RingDriver runs the policy on.
+  friend class nic::RingDriver<Dwmac>;
+  void reclaim_tx();
+  // One slot stays empty: the tail pointer is exclusive.
+  bool tx_full() const { return tx_in_flight() == kTxRingSize - 1u; }
+  void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
+  void start_tx() { write_tx_tail(); }
+  bool rx_held(hal::RxHandle handle) const {
+    return handle < kRxBuffers && rx_state_[handle] == BufferState::kHeld;
+  }
+  void repost_rx(hal::RxHandle handle) { free_rx_buffer(static_cast<std::uint16_t>(handle)); }
+  void publish_rx() { refill_rx(); }
+  hal::NicStats& nic_stats() { return stats_; }
 
   mem::PhysAddr rx_buffer_phys(std::uint16_t b) const {
     return rx_buffers_phys_ + std::uint64_t{b} * kBufferBytes;

@@ -1,5 +1,5 @@
 // Host test: the DWMAC driver against the register-level device model
-// (//test/models/dwmac:model), with rings and buffers from a page allocator
+// (//drivers/dwmac/model:model), with rings and buffers from a page allocator
 // over the model's DMA region (addresses below 4 GiB, as on the JH7110), the
 // model's interrupt line wired to Dwmac::interrupt(), and the coroutine
 // runtime of the host board. Runs under ASan and UBSan.
@@ -14,15 +14,15 @@
 #include <optional>
 #include <vector>
 
+#include "drivers/dwmac/model/dma_region.h"
+#include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/registers.h"
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/mem/page_allocator.h"
-#include "test/models/dwmac/dma_region.h"
-#include "test/models/dwmac/dwmac_model.h"
+#include "kernel/testing/frames.h"
 
 namespace starling::dwmac {
 namespace {
@@ -36,39 +36,36 @@ constexpr std::size_t kRegionBytes = std::size_t{4} << 20;
 // An Ethernet frame to us of `length` bytes whose payload encodes `n`.
 std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
   std::vector<std::byte> out(length);
-  for (std::size_t i = 0; i < 6; ++i) out[i] = static_cast<std::byte>(kMac.bytes[i]);
-  for (std::size_t i = 6; i < 12; ++i) out[i] = static_cast<std::byte>(i == 6 ? 2 : i);
-  out[12] = std::byte{0x88};  // local experimental EtherType: a type frame
-  out[13] = std::byte{0xB5};
+  const test_frames::Ethernet eth{.dst = kMac.bytes, .src = {0x02, 0x07, 0x08, 0x09, 0x0a, 0x0b}};
+  test_frames::write_ethernet(out, eth, 0x88B5);  // local experimental EtherType: a type frame
   for (std::size_t i = 14; i < length; ++i) out[i] = static_cast<std::byte>((n * 7 + i) & 0xff);
   return out;
 }
 
-// What the JH7110 reports (HARDWARE.md §0 LOG: "User ID: 0x41, Synopsys ID:
-// 0x52"), with SNPSVER in 7:0 and USERVER in 15:8 (§1): 0x4152.
+// What the JH7110 reports (docs/hardware/dwmac.md §1.2 LOG: "User ID: 0x41, Synopsys ID:
+// 0x52"), with SNPSVER in 7:0 and USERVER in 15:8 (docs/hardware/dwmac.md §2.2): 0x4152.
 DwmacModel::Options jh7110() {
   DwmacModel::Options options;
   options.version = 0x0000'4152;
   return options;
 }
 
-// IPv4/UDP to us with both checksums left 0, for the MAC to fill in.
+// IPv4/UDP to us with both checksums left 0, for the MAC to fill in; each
+// payload byte is its offset in the frame.
 std::vector<std::byte> udp_frame() {
-  std::vector<std::byte> f(14 + 20 + 8 + 18);
-  for (std::size_t i = 0; i < 6; ++i) f[i] = static_cast<std::byte>(kMac.bytes[i]);
-  f[6] = std::byte{2};
-  f[12] = std::byte{0x08};
-  const std::uint8_t ip[20] = {0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2};
-  for (int i = 0; i < 20; ++i) f[14 + i] = static_cast<std::byte>(ip[i]);
-  const std::uint8_t udp[8] = {0x12, 0x34, 0x00, 0x07, 0, 26, 0, 0};
-  for (int i = 0; i < 8; ++i) f[34 + i] = static_cast<std::byte>(udp[i]);
-  for (std::size_t i = 42; i < f.size(); ++i) f[i] = static_cast<std::byte>(i);
-  return f;
+  std::vector<std::byte> payload(18);
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::byte>(42 + i);
+  return test_frames::udp_frame({.dst = kMac.bytes, .src = {0x02, 0, 0, 0, 0, 0}},
+                                {.src = 0x0A000001, .dst = 0x0A000002, .id = 1, .checksum = false},
+                                {.src_port = 0x1234, .dst_port = 7}, payload);
 }
 
-class DwmacTest : public ::testing::Test {
+// The runtime is a base: every member below is built after the executor and
+// destroyed before it, the PLIC's words included (nothing the executor frees
+// touches them).
+class DwmacTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  DwmacTest() : arena_(std::size_t{1} << 20), frames_(arena_), use_frames_(frames_) {
+  DwmacTest() : RuntimeFixture(std::size_t{1} << 20) {
     region_ = model::DmaRegion::create(kRegionBytes);
     EXPECT_NE(region_, nullptr);
     const mem::PhysRange range{region_->base(), region_->base() + region_->size()};
@@ -124,12 +121,8 @@ class DwmacTest : public ::testing::Test {
 
   static constexpr std::uint32_t kContext = 1;
   static constexpr std::uintptr_t kClaim = 0x200004 + 0x1000 * kContext;
-  std::vector<std::byte> arena_;
   std::vector<std::uint32_t> plic_words_ = std::vector<std::uint32_t>(0x202000 / 4, 0);
   Plic plic_{{reinterpret_cast<std::uintptr_t>(plic_words_.data()), kContext, 136}};
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
   std::unique_ptr<model::DmaRegion> region_;
   mem::PageAllocator pages_;
   std::unique_ptr<DwmacModel> model_;
@@ -138,9 +131,13 @@ class DwmacTest : public ::testing::Test {
   Dwmac driver_;
 };
 
-// §5 init sequence, as the registers show it afterwards.
+// docs/hardware/dwmac.md §6.1 init sequence, as the registers show it afterwards.
+// The PHY wiring is the board's (platform/star64/gmac0.h): a YT8531 adding
+// 1500 ps to RX, as the Star64's device tree asks.
+constexpr Dwmac::BoardParams kYt8531RxDelay{.phy_rx_delay_ps = 1500};
+
 TEST_F(DwmacTest, InitProgramsTheRegisters) {
-  ASSERT_TRUE(start().ok());
+  ASSERT_TRUE(start(jh7110(), kYt8531RxDelay).ok());
   EXPECT_EQ(driver_.core_version(), 0x52u);
   using namespace reg;
   EXPECT_EQ(reg(kMacRxqCtrl0) & 3, 2u);
@@ -288,7 +285,7 @@ TEST_F(DwmacTest, SingleAndBatchedFramesBothWays) {
   got = drain();
   ASSERT_EQ(got.size(), 40u);
   for (std::uint32_t i = 0; i < 40; ++i) EXPECT_EQ(got[i], frame_of(100 + i, 60 + i * 30));
-  // §4: the RX tail stays just past the last armed descriptor: 41 consumed
+  // docs/hardware/dwmac.md §5.6: the RX tail stays just past the last armed descriptor: 41 consumed
   // and re-armed = 255 + 41 slots, modulo the ring.
   const std::uint32_t rx_base = reg(reg::kDmaCh0RxDescListAddress);
   EXPECT_EQ(reg(reg::kDmaCh0RxDescTailPointer), rx_base + (255 + 41) % 256 * 16);
@@ -531,7 +528,7 @@ TEST_F(DwmacTest, InterruptThroughThePlic) {
   irq::detach(7);
 }
 
-// Link down and up at another speed: MAC_CONFIGURATION follows (§5 table);
+// Link down and up at another speed: MAC_CONFIGURATION follows (docs/hardware/dwmac.md §6.2);
 // wait_for_work() notices within its 500 ms poll with nothing else going on.
 TEST_F(DwmacTest, LinkDownAndUpReprogramsTheMac) {
   ASSERT_TRUE(start().ok());

@@ -1,7 +1,7 @@
 #include "drivers/dwmac/mdio.h"
 
 #include "drivers/dwmac/registers.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::dwmac {
 

@@ -6,7 +6,7 @@
 #include "drivers/mmio/register_bus.h"
 #include "kernel/lib/result.h"
 
-// The MAC's MDIO master, clause 22 (HARDWARE.md §1 "MDIO transaction"):
+// The MAC's MDIO master, clause 22 (docs/hardware/dwmac.md §2.3 "MDIO transaction"):
 // wait for GB clear, (write: data into MDIO_DATA), start with PA | RDA | CR |
 // GOC | GB, wait for GB clear, (read: take MDIO_DATA[15:0]). Each wait is
 // bounded: a bus that never finishes is kTimedOut, not a hang.
@@ -19,7 +19,7 @@ class Mdio {
   static constexpr std::uint64_t kTimeoutNs = 10'000'000;
 
   Mdio() = default;
-  // `clock_range` is the CR field (§1 table: JH7110 U-Boot uses 5, 250-300 MHz).
+  // `clock_range` is the CR field (docs/hardware/dwmac.md §2.3: JH7110 U-Boot uses 5, 250-300 MHz).
   Mdio(mmio::Registers registers, std::uint32_t clock_range)
       : registers_(registers), clock_range_(clock_range & 0xF) {}
 

@@ -1,6 +1,6 @@
 #include "drivers/dwmac/phy.h"
 
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::dwmac {
 namespace {
@@ -22,12 +22,13 @@ constexpr std::uint16_t kGbcr1000Full = 1u << 9;
 constexpr std::uint16_t kGbcr1000Half = 1u << 8;
 constexpr std::uint16_t kGbsrPartner1000Full = 1u << 11;
 constexpr std::uint16_t kGbsrPartner1000Half = 1u << 10;
-// YT8531 specific status (§6): 15:14 speed, 13 duplex, 11 resolved, 10 link.
+// YT8531 specific status (docs/hardware/dwmac.md §8.2): 15:14 speed, 13 duplex, 11 resolved, 10
+// link.
 constexpr std::uint16_t kYtDuplex = 1u << 13;
 constexpr std::uint16_t kYtResolved = 1u << 11;
 constexpr std::uint16_t kYtLink = 1u << 10;
-// YT8531 extended 0xA001 / 0xA003 (§6): RXC_DLY_EN adds ~1.9 ns; the RX and
-// TX delay fields count 150 ps steps.
+// YT8531 extended 0xA001 / 0xA003 (docs/hardware/dwmac.md §8.2): RXC_DLY_EN adds ~1.9 ns; the RX
+// and TX delay fields count 150 ps steps.
 constexpr std::uint16_t kYtRxcDelayEnable = 1u << 8;
 constexpr std::uint32_t kYtRxcDelayPs = 1900;
 constexpr std::uint32_t kYtDelayStepPs = 150;

@@ -9,7 +9,7 @@
 // An IEEE 802.3 clause-22 PHY on the MAC's MDIO bus: identification, soft
 // reset, autonegotiation (advertise everything up to 1000BASE-T full
 // duplex, restart), and link polling. The Star64's Motorcomm YT8531
-// (HARDWARE.md §6) gets two extras: its specific status register (0x11) for
+// (docs/hardware/dwmac.md §8) gets two extras: its specific status register (0x11) for
 // real-time link, speed and duplex, and the RGMII delays in its extended
 // registers (0x1E address / 0x1F data), which the board supplies.
 namespace starling::dwmac {
@@ -25,7 +25,7 @@ struct PhyLink {
 
 class Phy {
  public:
-  // Clause-22 registers (IEEE 802.3 22.2.4) and the YT8531's (§6 table).
+  // Clause-22 registers (IEEE 802.3 22.2.4) and the YT8531's (docs/hardware/dwmac.md §8.2).
   static constexpr std::uint8_t kBmcr = 0x00;
   static constexpr std::uint8_t kBmsr = 0x01;
   static constexpr std::uint8_t kPhyId1 = 0x02;

@@ -1,5 +1,5 @@
 // Host test: the MDIO master and the clause-22 PHY code against the device
-// model's MDIO bus and PHY (//test/models/dwmac:model), without the rest of
+// model's MDIO bus and PHY (//drivers/dwmac/model:model), without the rest of
 // the driver.
 
 #include "drivers/dwmac/phy.h"
@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "drivers/dwmac/mdio.h"
+#include "drivers/dwmac/model/dma_region.h"
+#include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/registers.h"
-#include "test/models/dwmac/dma_region.h"
-#include "test/models/dwmac/dwmac_model.h"
 
 namespace starling::dwmac {
 namespace {
@@ -33,7 +33,7 @@ class PhyTest : public ::testing::Test {
   Mdio mdio_;
 };
 
-// §1 MDIO transaction: PA 25:21, RDA 20:16, CR 11:8, GOC 3:2, GB 0.
+// docs/hardware/dwmac.md §2.3 MDIO transaction: PA 25:21, RDA 20:16, CR 11:8, GOC 3:2, GB 0.
 TEST_F(PhyTest, MdioReadAndWriteCarryTheFields) {
   DwmacModel::Options options;
   options.phy.address = 3;

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 // DWC Ethernet QoS 5.10a / 5.20 register offsets and bit fields: the subset
-// this driver programs, as HARDWARE.md §1–§3 gives them (every offset is from
+// this driver programs, as docs/hardware/dwmac.md §2-§4 gives them (every offset is from
 // the block base; all registers 32 bits). Only DMA channel 0 and MTL queue 0
 // are used.
 namespace starling::dwmac::reg {
@@ -16,7 +16,7 @@ constexpr std::uint32_t field(std::uint32_t value, unsigned shift) {
   return value << shift;
 }
 
-// --- MAC (§1) ---
+// --- MAC (docs/hardware/dwmac.md §2) ---
 inline constexpr std::uint32_t kMacConfiguration = 0x000;
 namespace mac_config {
 inline constexpr std::uint32_t kRe = bit(0);    // receiver enable
@@ -82,7 +82,7 @@ inline constexpr std::uint32_t kMacAddress0High = 0x300;
 inline constexpr std::uint32_t kMacAddress0Low = 0x304;
 inline constexpr std::uint32_t kAddressEnable = bit(31);
 
-// --- MTL (§2) ---
+// --- MTL (docs/hardware/dwmac.md §3) ---
 inline constexpr std::uint32_t kMtlOperationMode = 0xC00;
 inline constexpr std::uint32_t kMtlRxqDmaMap0 = 0xC30;
 inline constexpr std::uint32_t kMtlTxq0OperationMode = 0xD00;
@@ -96,7 +96,7 @@ inline constexpr std::uint32_t kMtlTxq0Debug = 0xD08;
 inline constexpr std::uint32_t kMtlQ0InterruptControlStatus = 0xD2C;
 inline constexpr std::uint32_t kMtlRxq0OperationMode = 0xD30;
 namespace mtl_rxq {
-// FUP/FEP at 3/4 per most sources (one HAL says 4/6; §2, unconfirmed).
+// FUP/FEP at 3/4 per most sources (one HAL says 4/6; docs/hardware/dwmac.md §3.2, unconfirmed).
 inline constexpr std::uint32_t kFup = bit(3);
 inline constexpr std::uint32_t kFep = bit(4);  // forward error frames to the DMA
 inline constexpr std::uint32_t kRsf = bit(5);
@@ -104,7 +104,7 @@ inline constexpr unsigned kRqsShift = 20;  // 29:20 bytes/256 - 1
 }  // namespace mtl_rxq
 inline constexpr std::uint32_t kMtlRxq0Debug = 0xD38;
 
-// --- DMA (§3) ---
+// --- DMA (docs/hardware/dwmac.md §4) ---
 inline constexpr std::uint32_t kDmaMode = 0x1000;
 namespace dma_mode {
 inline constexpr std::uint32_t kSwr = bit(0);    // self-clearing soft reset
@@ -145,7 +145,7 @@ inline constexpr std::uint32_t kDmaCh0RxControl = 0x1108;
 namespace ch_rx_control {
 inline constexpr std::uint32_t kSr = bit(0);
 // RBSZ occupies 14:1 and holds the size in bytes: the register value is
-// bytes << 1 (§3).
+// bytes << 1 (docs/hardware/dwmac.md §4.1).
 constexpr std::uint32_t rbsz(std::uint32_t bytes) {
   return field(bytes & 0x3FFF, 1);
 }
@@ -169,7 +169,7 @@ inline constexpr std::uint32_t kDmaCh0Status = 0x1160;
 inline constexpr std::uint32_t kDmaCh0MissFrameCount = 0x1164;
 
 // DMA_CH0_STATUS bits (write 1 to clear) and the DMA_CH0_INTERRUPT_ENABLE
-// bit at the same position (§3 table). NIE/AIE are 15/14 on EQoS >= 4.10,
+// bit at the same position (docs/hardware/dwmac.md §4.2). NIE/AIE are 15/14 on EQoS >= 4.10,
 // not Linux's 4.00 positions; TXSE is bit 1 and TBUE bit 2.
 namespace dma_status {
 inline constexpr std::uint32_t kTi = bit(0);

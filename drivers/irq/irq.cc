@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::irq {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 // The registry masks interrupts around PLIC updates; on the host there are
 // none to mask. Counted, to check that it does.

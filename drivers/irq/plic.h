@@ -6,9 +6,9 @@
 namespace starling {
 
 // RISC-V Platform-Level Interrupt Controller (PLIC spec 1.0.0; the SiFive
-// layout QEMU virt and the JH7110 share, HARDWARE.md §6/§7), driven for one
-// context: the S-mode context of the boot hart. Which context that is, and
-// how many sources exist, is the board's knowledge, passed in.
+// layout QEMU virt and the JH7110 share, docs/hardware/jh7110.md §3, docs/hardware/qemu-virt.md
+// §3), driven for one context: the S-mode context of the boot hart. Which context that is, and how
+// many sources exist, is the board's knowledge, passed in.
 class Plic {
  public:
   struct Config {

@@ -1,6 +1,7 @@
 // Host test: the PLIC driver against plain memory standing in for the
-// register block. Offsets come from the PLIC spec / HARDWARE.md §6-7, written
-// out here rather than taken from the driver, so a wrong constant fails.
+// register block. Offsets come from the PLIC spec / docs/hardware/jh7110.md §3,
+// docs/hardware/qemu-virt.md §3, written out here rather than taken from the driver, so a wrong
+// constant fails.
 
 #include "drivers/irq/plic.h"
 
@@ -27,7 +28,7 @@ struct FakePlic {
 };
 
 TEST(PlicTest, QemuVirtContextOneAddresses) {
-  // HARDWARE.md §7: hart 0 S-mode enable 0x0C002080, threshold 0x0C201000,
+  // docs/hardware/qemu-virt.md §3: hart 0 S-mode enable 0x0C002080, threshold 0x0C201000,
   // claim 0x0C201004 (base 0x0C000000).
   FakePlic dev;
   Plic plic({dev.base(), 1, 95});

@@ -24,22 +24,17 @@ constexpr unsigned kSpinLimit = 1'000'000;
 }  // namespace
 
 std::uint32_t Ns16550::read(Reg reg) const {
-  const std::uintptr_t address =
-      config_.base + (static_cast<std::uintptr_t>(reg) << config_.reg_shift);
+  const auto offset = static_cast<std::uint32_t>(static_cast<unsigned>(reg) << config_.reg_shift);
   // The DW-APB UART on the JH7110 only answers full 32-bit accesses.
-  if (config_.reg_io_width == 4) {
-    return *reinterpret_cast<const volatile std::uint32_t*>(address);
-  }
-  return *reinterpret_cast<const volatile std::uint8_t*>(address);
+  return config_.reg_io_width == 4 ? regs_.read(offset) : regs_.read8(offset);
 }
 
 void Ns16550::write_reg(Reg reg, std::uint32_t value) const {
-  const std::uintptr_t address =
-      config_.base + (static_cast<std::uintptr_t>(reg) << config_.reg_shift);
+  const auto offset = static_cast<std::uint32_t>(static_cast<unsigned>(reg) << config_.reg_shift);
   if (config_.reg_io_width == 4) {
-    *reinterpret_cast<volatile std::uint32_t*>(address) = value;
+    regs_.write(offset, value);
   } else {
-    *reinterpret_cast<volatile std::uint8_t*>(address) = static_cast<std::uint8_t>(value);
+    regs_.write8(offset, static_cast<std::uint8_t>(value));
   }
 }
 

@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "drivers/mmio/register_bus.h"
+
 namespace starling {
 
 // Driver for 16550-compatible UARTs: QEMU's ns16550a and the Synopsys DW-APB
@@ -20,7 +22,7 @@ class Ns16550 {
     unsigned reg_io_width;  // bytes per access: 1 (8-bit) or 4 (32-bit)
   };
 
-  constexpr explicit Ns16550(const Config& config) : config_(config) {}
+  constexpr explicit Ns16550(const Config& config) : config_(config), regs_(config.base) {}
 
   // 8N1, FIFOs on and cleared, interrupts off. Leaves the baud divisor alone:
   // firmware (OpenSBI, U-Boot) already set it for the board's clock.
@@ -71,6 +73,7 @@ class Ns16550 {
   bool wait_lsr(std::uint32_t mask) const;
 
   Config config_;
+  mmio::Registers regs_;
 };
 
 }  // namespace starling

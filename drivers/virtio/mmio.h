@@ -3,7 +3,9 @@
 
 #include <cstdint>
 
-// The virtio-mmio transport's registers (virtio 1.1 §4.2.2; HARDWARE.md §7)
+#include "drivers/mmio/register_bus.h"
+
+// The virtio-mmio transport's registers (virtio 1.1 §4.2.2; docs/hardware/qemu-virt.md §8)
 // and 32-bit access to them. Version 2 ("modern") is the main path; version 1
 // ("legacy", QEMU's default unless -global virtio-mmio.force-legacy=false)
 // is supported too (§4.2.4).
@@ -62,44 +64,31 @@ inline constexpr std::uint64_t feature(unsigned bit) {
 }
 inline constexpr std::uint64_t kFeatureVersion1 = feature(32);
 
-// A device model behind the registers, for host tests: reads and writes
-// have effects (a Status write of 0 resets, QueueNotify runs the device),
-// which plain memory cannot have. Never set on a board.
-class MmioBus {
- public:
-  virtual std::uint32_t read(std::uint32_t offset, unsigned bytes) = 0;
-  virtual void write(std::uint32_t offset, std::uint32_t value) = 0;
-
- protected:
-  ~MmioBus() = default;
-};
-
+// The transport's registers through mmio::Registers (drivers/mmio): the
+// device, or in host tests a model of it (a Status write of 0 resets,
+// QueueNotify runs the device), which plain memory cannot be.
 class MmioDevice {
  public:
   constexpr MmioDevice() = default;
-  constexpr explicit MmioDevice(std::uintptr_t base, MmioBus* model = nullptr)
-      : base_(base), model_(model) {}
+  constexpr explicit MmioDevice(std::uintptr_t base, mmio::RegisterBus* model = nullptr)
+      : regs_(base, model) {}
 
-  std::uintptr_t base() const { return base_; }
-  MmioBus* model() const { return model_; }
-  std::uint32_t read(MmioReg reg) const { return load(static_cast<std::uint32_t>(reg), 4); }
+  std::uintptr_t base() const { return regs_.base(); }
+  mmio::RegisterBus* model() const { return regs_.model(); }
+
+  std::uint32_t read(MmioReg reg) const { return regs_.read(static_cast<std::uint32_t>(reg)); }
   void write(MmioReg reg, std::uint32_t value) const {
-    const auto offset = static_cast<std::uint32_t>(reg);
-    if (model_ != nullptr) [[unlikely]] {
-      model_->write(offset, value);
-      return;
-    }
-    *reinterpret_cast<volatile std::uint32_t*>(base_ + offset) = value;
+    regs_.write(static_cast<std::uint32_t>(reg), value);
   }
+
   // Device config space, read at its natural width (§4.2.2.2).
   std::uint8_t read_config8(std::uint32_t offset) const {
-    return static_cast<std::uint8_t>(
-        load(static_cast<std::uint32_t>(MmioReg::kConfig) + offset, 1));
+    return regs_.read8(static_cast<std::uint32_t>(MmioReg::kConfig) + offset);
   }
   std::uint16_t read_config16(std::uint32_t offset) const {
-    return static_cast<std::uint16_t>(
-        load(static_cast<std::uint32_t>(MmioReg::kConfig) + offset, 2));
+    return regs_.read16(static_cast<std::uint32_t>(MmioReg::kConfig) + offset);
   }
+
   void add_status(std::uint32_t bits) const {
     write(MmioReg::kStatus, read(MmioReg::kStatus) | bits);
   }
@@ -111,6 +100,7 @@ class MmioDevice {
     write(MmioReg::kDeviceFeaturesSel, 1);
     return low | (std::uint64_t{read(MmioReg::kDeviceFeatures)} << 32);
   }
+
   void set_driver_features(std::uint64_t features) const {
     write(MmioReg::kDriverFeaturesSel, 0);
     write(MmioReg::kDriverFeatures, static_cast<std::uint32_t>(features));
@@ -119,21 +109,7 @@ class MmioDevice {
   }
 
  private:
-  std::uint32_t load(std::uint32_t offset, unsigned bytes) const {
-    if (model_ != nullptr) [[unlikely]]
-      return model_->read(offset, bytes);
-    switch (bytes) {
-      case 1:
-        return *reinterpret_cast<volatile std::uint8_t*>(base_ + offset);
-      case 2:
-        return *reinterpret_cast<volatile std::uint16_t*>(base_ + offset);
-      default:
-        return *reinterpret_cast<volatile std::uint32_t*>(base_ + offset);
-    }
-  }
-
-  std::uintptr_t base_ = 0;
-  MmioBus* model_ = nullptr;
+  mmio::Registers regs_;
 };
 
 }  // namespace starling::virtio

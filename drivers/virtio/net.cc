@@ -212,45 +212,27 @@ std::size_t Net::receive(std::span<hal::RxFrame> out) {
   }
   // Bad ids and lengths are counted by the queue itself.
   stats_.rx_errors = rx_.errors();
-  if (rx_posted_) {
-    rx_posted_ = false;
-    if (rx_.publish()) notify(kRxQueue);
-  }
+  publish_rx();
   return count;
 }
 
-Result<void> Net::release(hal::RxHandle handle) {
-  if (handle >= rx_.size() || !rx_.is_held(static_cast<std::uint16_t>(handle))) {
-    return Unexpected(Error::kInvalidArgument);
-  }
-  post_rx(static_cast<std::uint16_t>(handle));
+void Net::publish_rx() {
+  if (!rx_posted_) return;
   rx_posted_ = false;
   if (rx_.publish()) notify(kRxQueue);
-  return {};
 }
 
-Result<void> Net::release(std::span<const hal::RxHandle> handles) {
-  Result<void> result;
-  for (const hal::RxHandle handle : handles) {
-    if (handle >= rx_.size() || !rx_.is_held(static_cast<std::uint16_t>(handle))) {
-      result = Unexpected(Error::kInvalidArgument);
-      continue;
-    }
-    post_rx(static_cast<std::uint16_t>(handle));
-  }
-  if (rx_posted_) {
-    rx_posted_ = false;
-    if (rx_.publish()) notify(kRxQueue);
-  }
-  return result;
+void Net::start_tx() {
+  if (tx_.publish()) notify(kTxQueue);
 }
 
 void Net::reclaim_tx() {
   while (auto done = tx_.pop_used()) (void)tx_.put_free(done->id);
+  stats_.tx_errors = tx_.errors();
 }
 
-void Net::fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments,
-                  std::uint32_t bytes) {
+void Net::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes) {
+  const std::uint16_t id = *tx_.take_free();  // tx_full() was false
   // The copy is cheapest when source and destination share their offset
   // within a word (memcpy then moves whole aligned words): start the header
   // 0-7 bytes into the buffer so the largest fragment (an echoed payload,
@@ -271,63 +253,10 @@ void Net::fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments,
       reinterpret_cast<std::uintptr_t>(buffer) + header_bytes_ + before_largest;
   const auto offset = static_cast<std::uint32_t>((largest_source - natural) % kTxAlignment);
   std::memset(buffer + offset, 0, header_bytes_);  // no offloads: an all-zero header
-  std::byte* at = buffer + offset + header_bytes_;
-  for (const hal::TxFragment& fragment : fragments) {
-    if (fragment.empty()) continue;
-    std::memcpy(at, fragment.data(), fragment.size());  // the one copy
-    at += fragment.size();
-  }
+  nic::copy_fragments(buffer + offset + header_bytes_, fragments);
   (void)tx_.post(id, header_bytes_ + bytes, offset);  // id is held, it fits: cannot fail
   ++stats_.tx_frames;
   stats_.tx_bytes += bytes;
-}
-
-Result<std::size_t> Net::transmit(std::span<const std::span<const std::byte>> frames) {
-  reclaim_tx();
-  std::size_t count = 0;
-  Result<std::size_t> result = std::size_t{0};
-  for (const auto& frame : frames) {
-    if (frame.empty() || frame.size() > hal::kMaxFrameBytes) {
-      if (count == 0) result = Unexpected(Error::kInvalidArgument);
-      break;
-    }
-    auto id = tx_.take_free();
-    if (!id) {
-      if (count == 0) {
-        ++stats_.tx_busy;
-        result = Unexpected(Error::kBusy);
-      }
-      break;
-    }
-    fill_tx(*id, std::span(&frame, 1), static_cast<std::uint32_t>(frame.size()));
-    ++count;
-  }
-  if (count != 0) {
-    if (tx_.publish()) notify(kTxQueue);
-    result = count;
-  }
-  stats_.tx_errors = tx_.errors();
-  return result;
-}
-
-Result<void> Net::transmit_gather(std::span<const hal::TxFragment> fragments) {
-  // The whole frame is checked before a buffer is taken or a byte written.
-  std::size_t bytes = 0;
-  for (const hal::TxFragment& fragment : fragments) {
-    bytes += fragment.size();
-    if (bytes > hal::kMaxFrameBytes) return Unexpected(Error::kInvalidArgument);
-  }
-  if (bytes == 0) return Unexpected(Error::kInvalidArgument);
-  reclaim_tx();
-  auto id = tx_.take_free();
-  stats_.tx_errors = tx_.errors();
-  if (!id) {
-    ++stats_.tx_busy;
-    return Unexpected(Error::kBusy);
-  }
-  fill_tx(*id, fragments, static_cast<std::uint32_t>(bytes));
-  if (tx_.publish()) notify(kTxQueue);
-  return {};
 }
 
 }  // namespace starling::virtio

@@ -5,13 +5,14 @@
 #include <cstdint>
 #include <span>
 
+#include "drivers/nic/ring_driver.h"
 #include "drivers/virtio/mmio.h"
 #include "drivers/virtio/virtqueue.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/async/task.h"
+#include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
 #include "kernel/mem/page_allocator.h"
-#include "platform/hal/nic.h"
 
 // virtio-net over virtio-mmio: queue 0 receives, queue 1 transmits (virtio
 // 1.1 §5.1). Modern (version 2): VERSION_1 required, MAC and STATUS when
@@ -37,7 +38,7 @@
 // is full and someone waits for room.
 namespace starling::virtio {
 
-class Net {
+class Net : public nic::RingDriver<Net> {
  public:
   static constexpr std::uint16_t kQueueSize = SplitQueue::kMaxSize;
   static constexpr std::uint32_t kBufferBytes = 2048;
@@ -50,9 +51,9 @@ class Net {
   static constexpr std::uint64_t kFeatureStatus = feature(16);
 
   struct Config {
-    std::uintptr_t base = 0;   // the virtio-mmio slot
-    std::uint32_t irq = 0;     // its PLIC source
-    MmioBus* model = nullptr;  // host tests only: a device model instead of registers
+    std::uintptr_t base = 0;             // the virtio-mmio slot
+    std::uint32_t irq = 0;               // its PLIC source
+    mmio::RegisterBus* model = nullptr;  // host tests only: a device model instead of registers
   };
 
   Net() = default;
@@ -68,14 +69,10 @@ class Net {
   // or a queue (Status FAILED set); kNoMemory: no pages for rings and buffers.
   Result<void> init(const Config& config, mem::PageAllocator& pages);
 
-  // hal::Nic.
+  // hal::Nic. transmit(), transmit_gather() and release() are the shared
+  // ring policy (drivers/nic/ring_driver.h); each frame is copied once into
+  // its TX buffer right after the zeroed virtio_net_hdr (12 or 10 bytes).
   std::size_t receive(std::span<hal::RxFrame> out);
-  Result<void> release(hal::RxHandle handle);
-  Result<void> release(std::span<const hal::RxHandle> handles);
-  Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames);
-  // One frame from fragments: each copied once into the TX buffer right
-  // after the zeroed virtio_net_hdr (12 or 10 bytes). See hal::Nic.
-  Result<void> transmit_gather(std::span<const hal::TxFragment> fragments);
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_; }
   const hal::NicStats& stats() const { return stats_; }
@@ -100,11 +97,22 @@ class Net {
   // a device that needs a reset. True if anything happened the caller must see.
   Result<bool> service_interrupt();
   void notify(std::uint32_t queue) const;
-  void reclaim_tx();
-  // Zeroed header, then the fragments (`bytes` in all, already checked to
-  // fit), into TX buffer `id`, posted (not yet published).
-  void fill_tx(std::uint16_t id, std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
   void post_rx(std::uint16_t id);
+
+  // The ring operations nic::RingDriver runs the policy on.
+  friend class nic::RingDriver<Net>;
+  void reclaim_tx();
+  bool tx_full() const { return tx_.free_count() == 0; }
+  // Zeroed header, then the fragments (`bytes` in all, already checked to
+  // fit), into a free TX buffer, posted (not yet published).
+  void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
+  void start_tx();
+  bool rx_held(hal::RxHandle handle) const {
+    return handle < rx_.size() && rx_.is_held(static_cast<std::uint16_t>(handle));
+  }
+  void repost_rx(hal::RxHandle handle) { post_rx(static_cast<std::uint16_t>(handle)); }
+  void publish_rx();
+  hal::NicStats& nic_stats() { return stats_; }
 
   MmioDevice device_;
   std::uint32_t irq_ = 0;

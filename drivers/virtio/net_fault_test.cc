@@ -13,7 +13,7 @@
 
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
-#include "drivers/virtio/fake_net_device.h"
+#include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net.h"
 #include "drivers/virtio/net_test_rig.h"
 #include "kernel/async/executor.h"

@@ -17,7 +17,7 @@
 
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
-#include "drivers/virtio/fake_net_device.h"
+#include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net_test_rig.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"

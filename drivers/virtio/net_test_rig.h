@@ -10,10 +10,9 @@
 
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
-#include "drivers/virtio/fake_net_device.h"
+#include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net.h"
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
+#include "kernel/async/test_support.h"
 #include "kernel/mem/page_allocator.h"
 
 // Test-only: the rig the virtio-net driver's host tests share. The driver
@@ -32,9 +31,9 @@ inline std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
   return out;
 }
 
-class NetRig : public ::testing::Test {
+class NetRig : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  NetRig() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
+  NetRig() : RuntimeFixture(std::size_t{4} << 20) {
     // 4 MiB of page-aligned "physical" memory, identity-mapped on the host,
     // in the low 2 GiB so that legacy QueuePFN (32 bits of pages) reaches it.
     void* low = mmap(nullptr, kPagesBytes, PROT_READ | PROT_WRITE,
@@ -74,10 +73,6 @@ class NetRig : public ::testing::Test {
   }
 
   static constexpr std::size_t kPagesBytes = std::size_t{4} << 20;
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
   std::byte* pages_memory_ = nullptr;
   mem::PageAllocator pages_;
   std::vector<std::uint32_t> plic_words_ = std::vector<std::uint32_t>(0x202000 / 4, 0);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "drivers/virtio/fake_device.h"
+#include "drivers/virtio/model/fake_device.h"
 
 namespace starling::virtio {
 namespace {

@@ -7,7 +7,7 @@
 // TX, a bus error mid-transfer), interleaved with the driver's receive,
 // release, transmit and interrupt service.
 //
-// The device is the register-level model (test/models/dwmac); a bus in
+// The device is the register-level model (drivers/dwmac/model); a bus in
 // front of it (FuzzBus) substitutes the fuzzer's value for the next read of
 // a chosen register, and the harness writes descriptors straight into the
 // rings, as a DMA engine would. A fresh model and driver per input.
@@ -26,6 +26,8 @@
 
 #include "drivers/dwmac/descriptors.h"
 #include "drivers/dwmac/dwmac.h"
+#include "drivers/dwmac/model/dma_region.h"
+#include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/registers.h"
 #include "drivers/mmio/register_bus.h"
 #include "fuzz/harness.h"
@@ -34,8 +36,6 @@
 #include "kernel/async/task.h"
 #include "kernel/async/timeout.h"
 #include "kernel/mem/page_allocator.h"
-#include "test/models/dwmac/dma_region.h"
-#include "test/models/dwmac/dwmac_model.h"
 
 namespace {
 

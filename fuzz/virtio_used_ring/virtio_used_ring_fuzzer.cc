@@ -22,7 +22,7 @@
 
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
-#include "drivers/virtio/fake_net_device.h"
+#include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net.h"
 #include "fuzz/harness.h"
 #include "kernel/async/executor.h"

@@ -1,7 +1,7 @@
 #include "kernel/async/executor.h"
 
 #include "kernel/async/interrupt_source.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::async {
 
@@ -52,24 +52,11 @@ void Executor::report(Error error) noexcept {
 }
 
 void Executor::arm(InterruptSource& source) noexcept {
-  if (source.armed_) return;
-  source.armed_ = true;
-  source.armed_prev_ = nullptr;
-  source.armed_next_ = armed_;
-  if (armed_ != nullptr) armed_->armed_prev_ = &source;
-  armed_ = &source;
+  if (!source.armed_link_.linked()) armed_.push_back(source);
 }
 
 void Executor::disarm(InterruptSource& source) noexcept {
-  if (!source.armed_) return;
-  if (source.armed_prev_ != nullptr) {
-    source.armed_prev_->armed_next_ = source.armed_next_;
-  } else {
-    armed_ = source.armed_next_;
-  }
-  if (source.armed_next_ != nullptr) source.armed_next_->armed_prev_ = source.armed_prev_;
-  source.armed_prev_ = source.armed_next_ = nullptr;
-  source.armed_ = false;
+  armed_.remove(source);
 }
 
 // Cheap when nothing fired: one relaxed load. The flag is cleared before
@@ -78,8 +65,8 @@ void Executor::disarm(InterruptSource& source) noexcept {
 void Executor::collect_interrupts() noexcept {
   if (!detail::g_interrupt_pending.load(std::memory_order_relaxed)) return;
   detail::g_interrupt_pending.exchange(false, std::memory_order_acq_rel);
-  for (InterruptSource* s = armed_; s != nullptr;) {
-    InterruptSource* next = s->armed_next_;
+  for (InterruptSource* s = armed_.front(); s != nullptr;) {
+    InterruptSource* next = ArmedList::next(*s);
     s->wake_if_signalled(*this);
     s = next;
   }

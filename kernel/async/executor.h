@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel/async/interrupt_source.h"
 #include "kernel/async/promise.h"
 #include "kernel/async/ready_queue.h"
 #include "kernel/async/task.h"
@@ -21,8 +22,6 @@
 // interrupts and timers have been looked at again, so a task that keeps
 // yielding cannot starve anyone.
 namespace starling::async {
-
-class InterruptSource;
 
 // Called for every detached task that finished with an error.
 using ErrorReporter = void (*)(Error error, void* context);
@@ -110,12 +109,13 @@ class Executor final : private TaskOwner {
   void expire_timers() noexcept;
   void run_pass() noexcept;
   void sleep() noexcept;
-  bool quiescent() const noexcept { return ready_.empty() && timers_.empty() && armed_ == nullptr; }
+  bool quiescent() const noexcept { return ready_.empty() && timers_.empty() && armed_.empty(); }
 
   ReadyQueue ready_;
   TimerQueue timers_;
   TaskList detached_;
-  InterruptSource* armed_ = nullptr;  // intrusive list of armed sources
+  using ArmedList = IntrusiveList<InterruptSource, &InterruptSource::armed_link_>;
+  ArmedList armed_;  // the sources with waiters
   std::uint64_t start_cycles_;
   std::uint64_t idle_cycles_ = 0;
   std::uint64_t idle_count_ = 0;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/arch/host/interrupts.h"
 #include "kernel/async/event.h"
 #include "kernel/async/ready_queue.h"
 #include "kernel/async/scope.h"
@@ -12,7 +13,6 @@
 #include "kernel/async/task.h"
 #include "kernel/async/test_support.h"
 #include "kernel/async/yield.h"
-#include "platform/host/interrupts.h"
 
 namespace starling::async {
 namespace {

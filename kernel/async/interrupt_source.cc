@@ -10,7 +10,7 @@ std::atomic<bool> g_interrupt_pending{false};
 
 InterruptSource::~InterruptSource() {
   // Waiters hold this source; they must be gone (destroyed or woken) first.
-  detail::check(waiters_.empty() && !armed_);
+  detail::check(waiters_.empty() && !armed_link_.linked());
 }
 
 bool InterruptSource::wake_if_signalled(Executor& executor) noexcept {

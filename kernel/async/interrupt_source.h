@@ -6,6 +6,7 @@
 
 #include "kernel/async/promise.h"
 #include "kernel/async/wait_list.h"
+#include "kernel/lib/intrusive_list.h"
 
 // A device interrupt as something a task can wait for.
 //
@@ -79,9 +80,7 @@ class InterruptSource {
   std::atomic<bool> pending_{false};
   WaitList waiters_;
   // The executor's list of armed sources (those with waiters).
-  InterruptSource* armed_prev_ = nullptr;
-  InterruptSource* armed_next_ = nullptr;
-  bool armed_ = false;
+  ListLink<InterruptSource> armed_link_;
 };
 
 }  // namespace starling::async

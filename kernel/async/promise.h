@@ -4,11 +4,12 @@
 #include <concepts>
 #include <coroutine>
 
+#include "kernel/lib/intrusive_list.h"
 #include "kernel/lib/result.h"
 
 // The part of every task's promise that the runtime sees: it is the
 // executor's unit of work (Seastar's design). Waking a task links its promise
-// into the ready queue through `next_`; no allocation, no indirection beyond
+// into the ready queue through `ready_link_`; no allocation, no indirection beyond
 // the frame's own resume pointer.
 namespace starling::async {
 
@@ -37,14 +38,14 @@ class PromiseBase {
   PromiseBase(const PromiseBase&) = delete;
   PromiseBase& operator=(const PromiseBase&) = delete;
   ~PromiseBase() {
-    if (queued_) detail::unqueue(*this);
+    if (ready_link_.linked()) detail::unqueue(*this);
   }
 
   void resume() noexcept { std::coroutine_handle<>::from_address(frame_).resume(); }
   std::coroutine_handle<> handle() const noexcept {
     return std::coroutine_handle<>::from_address(frame_);
   }
-  bool queued() const noexcept { return queued_; }
+  bool queued() const noexcept { return ready_link_.linked(); }
   // A spawned task (no parent awaits it) is owned by `owner` until it ends.
   void set_owner(TaskOwner* owner) noexcept { owner_ = owner; }
   // Set when the task returned an error (also for Task<void>), for owners
@@ -65,15 +66,13 @@ class PromiseBase {
   friend class Task;
   friend struct FinalAwaiter;
 
-  PromiseBase* next_ = nullptr;             // ready queue link
+  ListLink<PromiseBase> ready_link_;        // in the executor's ReadyQueue
   void* frame_ = nullptr;                   // this coroutine's frame (its handle's address)
   std::coroutine_handle<> continuation_{};  // the awaiting parent, if any
   TaskOwner* owner_ = nullptr;              // a Scope or the executor, if spawned
-  PromiseBase* sibling_prev_ = nullptr;     // in the owner's TaskList
-  PromiseBase* sibling_next_ = nullptr;
+  ListLink<PromiseBase> sibling_link_;      // in the owner's TaskList
   Error error_ = Error::kCancelled;
   bool failed_ = false;
-  bool queued_ = false;
 
  protected:
   void set_frame(void* frame) noexcept { frame_ = frame; }

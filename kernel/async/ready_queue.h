@@ -5,9 +5,11 @@
 
 #include "kernel/async/check.h"
 #include "kernel/async/promise.h"
+#include "kernel/lib/intrusive_list.h"
 
-// The executor's runnable tasks, in wake-up order: an intrusive FIFO through
-// PromiseBase::next_. Push and pop are a few stores; nothing is allocated.
+// The executor's runnable tasks, in wake-up order: an intrusive FIFO
+// (kernel/lib/intrusive_list.h) through the promises. Push, pop and remove
+// are a few stores; nothing is allocated.
 namespace starling::async {
 
 class ReadyQueue {
@@ -16,45 +18,22 @@ class ReadyQueue {
   ReadyQueue(const ReadyQueue&) = delete;
   ReadyQueue& operator=(const ReadyQueue&) = delete;
 
-  bool empty() const noexcept { return head_ == nullptr; }
-  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return list_.empty(); }
+  std::size_t size() const noexcept { return list_.size(); }
 
   void push(PromiseBase& p) noexcept {
-    detail::check(!p.queued_);  // a task is woken once per suspension
-    p.queued_ = true;
-    p.next_ = nullptr;
-    *tail_ = &p;
-    tail_ = &p.next_;
-    ++size_;
+    detail::check(!Link::linked(p));  // a task is woken once per suspension
+    list_.push_back(p);
   }
 
-  PromiseBase* pop() noexcept {
-    PromiseBase* p = head_;
-    if (p == nullptr) return nullptr;
-    head_ = p->next_;
-    if (head_ == nullptr) tail_ = &head_;
-    p->queued_ = false;
-    --size_;
-    return p;
-  }
+  PromiseBase* pop() noexcept { return list_.pop_front(); }
 
-  // O(n), for the rare task destroyed while woken (a cancellation).
-  void remove(PromiseBase& p) noexcept {
-    for (PromiseBase** link = &head_; *link != nullptr; link = &(*link)->next_) {
-      if (*link == &p) {
-        *link = p.next_;
-        if (tail_ == &p.next_) tail_ = link;
-        p.queued_ = false;
-        --size_;
-        return;
-      }
-    }
-  }
+  // For the rare task destroyed while woken (a cancellation).
+  void remove(PromiseBase& p) noexcept { list_.remove(p); }
 
  private:
-  PromiseBase* head_ = nullptr;
-  PromiseBase** tail_ = &head_;  // the link the next push writes
-  std::size_t size_ = 0;
+  using Link = IntrusiveList<PromiseBase, &PromiseBase::ready_link_>;
+  Link list_;
 };
 
 }  // namespace starling::async

@@ -8,7 +8,7 @@
 #include "kernel/async/executor.h"
 #include "kernel/async/promise.h"
 #include "kernel/async/timer_queue.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 // co_await sleep_for(5 * kMillisecond); co_await sleep_until(deadline_ns);
 // Times are nanoseconds on hal::now_ns()'s clock. A deadline already past

@@ -4,11 +4,11 @@
 
 #include <vector>
 
+#include "kernel/arch/host/interrupts.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/task.h"
 #include "kernel/async/test_support.h"
-#include "platform/hal/clock.h"
-#include "platform/host/interrupts.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::async {
 namespace {

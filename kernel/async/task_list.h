@@ -4,9 +4,11 @@
 #include <cstddef>
 
 #include "kernel/async/promise.h"
+#include "kernel/lib/intrusive_list.h"
 
 // The tasks one owner (a Scope, the executor's detached set) holds: an
-// intrusive doubly linked list through the promises, O(1) to add and remove.
+// intrusive list (kernel/lib/intrusive_list.h) through the promises, O(1)
+// to add and remove.
 namespace starling::async {
 
 class TaskList {
@@ -15,50 +17,20 @@ class TaskList {
   TaskList(const TaskList&) = delete;
   TaskList& operator=(const TaskList&) = delete;
 
-  bool empty() const noexcept { return head_ == nullptr; }
-  std::size_t size() const noexcept { return size_; }
-  PromiseBase* front() const noexcept { return head_; }
-
-  void push_back(PromiseBase& p) noexcept {
-    p.sibling_prev_ = tail_;
-    p.sibling_next_ = nullptr;
-    if (tail_ != nullptr) {
-      tail_->sibling_next_ = &p;
-    } else {
-      head_ = &p;
-    }
-    tail_ = &p;
-    ++size_;
-  }
-
-  void remove(PromiseBase& p) noexcept {
-    if (p.sibling_prev_ != nullptr) {
-      p.sibling_prev_->sibling_next_ = p.sibling_next_;
-    } else {
-      head_ = p.sibling_next_;
-    }
-    if (p.sibling_next_ != nullptr) {
-      p.sibling_next_->sibling_prev_ = p.sibling_prev_;
-    } else {
-      tail_ = p.sibling_prev_;
-    }
-    p.sibling_prev_ = p.sibling_next_ = nullptr;
-    --size_;
-  }
+  bool empty() const noexcept { return list_.empty(); }
+  std::size_t size() const noexcept { return list_.size(); }
+  PromiseBase* front() const noexcept { return list_.front(); }
+  void push_back(PromiseBase& p) noexcept { list_.push_back(p); }
+  void remove(PromiseBase& p) noexcept { list_.remove(p); }
 
   // Destroys every task's frame (cancellation): each frame's awaiters unlink
   // themselves from whatever they waited on as they are destroyed.
   void destroy_all() noexcept {
-    while (PromiseBase* p = head_) {
-      remove(*p);
-      p->handle().destroy();
-    }
+    while (PromiseBase* p = list_.pop_front()) p->handle().destroy();
   }
 
  private:
-  PromiseBase* head_ = nullptr;
-  PromiseBase* tail_ = nullptr;
-  std::size_t size_ = 0;
+  IntrusiveList<PromiseBase, &PromiseBase::sibling_link_> list_;
 };
 
 }  // namespace starling::async

@@ -9,7 +9,7 @@
 #include "kernel/async/task.h"
 #include "kernel/async/test_support.h"
 #include "kernel/async/yield.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::async {
 namespace {

@@ -3,9 +3,10 @@
 
 #include "kernel/async/check.h"
 #include "kernel/async/promise.h"
+#include "kernel/lib/intrusive_list.h"
 
 // Tasks parked on something (an Event, a Semaphore, an InterruptSource):
-// an intrusive doubly linked FIFO of WaitNodes. A node lives in the awaiter,
+// an intrusive FIFO of WaitNodes (kernel/lib/intrusive_list.h). A node lives in the awaiter,
 // which lives in the waiting coroutine's frame; its destructor unlinks it, so
 // destroying a suspended frame (cancellation) leaves no dangling waiter.
 namespace starling::async {
@@ -14,22 +15,20 @@ class WaitNode {
  public:
   WaitNode() noexcept = default;
   // Awaiters may be moved (into a wrapper task's frame) before they wait.
-  WaitNode(WaitNode&& other) noexcept { detail::check(!other.linked_); }
+  WaitNode(WaitNode&& other) noexcept { detail::check(!other.linked()); }
   WaitNode(const WaitNode&) = delete;
   WaitNode& operator=(const WaitNode&) = delete;
   WaitNode& operator=(WaitNode&&) = delete;
-  ~WaitNode() { detail::check(!linked_); }  // the owner unlinks first
+  ~WaitNode() { detail::check(!linked()); }  // the owner unlinks first
 
-  bool linked() const noexcept { return linked_; }
+  bool linked() const noexcept { return link_.linked(); }
   PromiseBase* waiter() const noexcept { return waiter_; }
   void set_waiter(PromiseBase& p) noexcept { waiter_ = &p; }
 
  private:
   friend class WaitList;
-  WaitNode* prev_ = nullptr;
-  WaitNode* next_ = nullptr;
+  ListLink<WaitNode> link_;
   PromiseBase* waiter_ = nullptr;
-  bool linked_ = false;
 };
 
 class WaitList {
@@ -39,46 +38,20 @@ class WaitList {
   WaitList& operator=(const WaitList&) = delete;
   ~WaitList() { detail::check(empty()); }  // waiters must not outlive it
 
-  bool empty() const noexcept { return head_ == nullptr; }
+  bool empty() const noexcept { return list_.empty(); }
 
   void push_back(WaitNode& n) noexcept {
-    detail::check(!n.linked_);
-    n.linked_ = true;
-    n.next_ = nullptr;
-    n.prev_ = tail_;
-    if (tail_ != nullptr) {
-      tail_->next_ = &n;
-    } else {
-      head_ = &n;
-    }
-    tail_ = &n;
+    detail::check(!n.linked());
+    list_.push_back(n);
   }
 
-  WaitNode* pop_front() noexcept {
-    WaitNode* n = head_;
-    if (n != nullptr) remove(*n);
-    return n;
-  }
+  WaitNode* pop_front() noexcept { return list_.pop_front(); }
 
-  void remove(WaitNode& n) noexcept {
-    if (!n.linked_) return;
-    if (n.prev_ != nullptr) {
-      n.prev_->next_ = n.next_;
-    } else {
-      head_ = n.next_;
-    }
-    if (n.next_ != nullptr) {
-      n.next_->prev_ = n.prev_;
-    } else {
-      tail_ = n.prev_;
-    }
-    n.prev_ = n.next_ = nullptr;
-    n.linked_ = false;
-  }
+  // No-op for a node not linked.
+  void remove(WaitNode& n) noexcept { list_.remove(n); }
 
  private:
-  WaitNode* head_ = nullptr;
-  WaitNode* tail_ = nullptr;
+  IntrusiveList<WaitNode, &WaitNode::link_> list_;
 };
 
 }  // namespace starling::async

@@ -6,8 +6,8 @@
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
-#include "platform/hal/board.h"
-#include "platform/hal/interrupts.h"
+#include "kernel/hal/board.h"
+#include "kernel/hal/interrupts.h"
 
 namespace {
 

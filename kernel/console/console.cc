@@ -3,7 +3,7 @@
 #include <array>
 #include <cstddef>
 
-#include "platform/hal/board.h"
+#include "kernel/hal/board.h"
 
 namespace starling::console {
 

@@ -2,11 +2,11 @@
 
 #include <cstdint>
 
-#include "drivers/irq/irq.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/console/console.h"
 #include "kernel/console/line_editor.h"
-#include "platform/hal/interrupts.h"
+#include "kernel/hal/interrupts.h"
+#include "kernel/hal/irq.h"
 
 namespace starling::console {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/console/console.h"
-#include "platform/hal/board.h"
+#include "kernel/hal/board.h"
 
 // From the board's linker script: the image, and the boot stack, which starts
 // right after .bss and ends at __stack_top (platform/<board>/linker.ld).

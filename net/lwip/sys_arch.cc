@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 extern "C" u32_t sys_now(void) {
   // Wraps after 49.7 days; lwIP compares timeouts modulo 2^32.

@@ -11,8 +11,8 @@
 
 #include "kernel/async/event.h"
 #include "kernel/async/task.h"
+#include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
-#include "platform/hal/nic.h"
 
 // A hal::Nic for host tests: frames injected by the test come out of
 // receive() from kBuffers fixed buffers (handles 0..kBuffers-1); release()

@@ -12,6 +12,7 @@
 #include "kernel/async/task.h"
 #include "kernel/async/timeout.h"
 #include "kernel/async/yield.h"
+#include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
 #include "lwip/dhcp.h"
 #include "lwip/etharp.h"
@@ -23,7 +24,6 @@
 #include "net/netif/rx_pool.h"
 #include "net/port/timers.h"
 #include "netif/ethernet.h"
-#include "platform/hal/nic.h"
 
 // The glue between a HAL NIC (the board's concrete driver type: direct
 // calls, no virtual dispatch per frame) and an lwIP netif.
@@ -46,7 +46,7 @@
 // non-empty pbufs (lwIP does not build those) is gathered into a scratch
 // frame first (counted in tx_gathered). The driver copies before it
 // returns, so no pbuf is held past linkoutput. A full TX ring drops the
-// frame (counted, ERR_MEM to lwIP: a UDP sender sees kBusy; TCP keeps the
+// frame (counted, ERR_WOULDBLOCK to lwIP: a UDP sender sees kBusy; TCP keeps the
 // segment, and run() has lwIP send it again once the ring has room).
 namespace starling::net {
 
@@ -257,7 +257,7 @@ class Netif {
     if (sent.error() == Error::kBusy) {
       ++me.stats_.tx_busy_drops;
       me.tx_blocked_ = true;
-      return ERR_MEM;
+      return ERR_WOULDBLOCK;
     }
     ++me.stats_.tx_errors;
     return ERR_IF;

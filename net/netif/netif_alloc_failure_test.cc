@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
-#include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
 #include "lwip/memp.h"
 #include "lwip/stats.h"
@@ -126,9 +126,9 @@ struct Outcome {
   std::string leak;
 };
 
-class NetifAllocFailureTest : public ::testing::Test {
+class NetifAllocFailureTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  NetifAllocFailureTest() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
+  NetifAllocFailureTest() : RuntimeFixture(std::size_t{4} << 20) {
     static bool started = false;
     if (!started) {
       started = true;
@@ -236,11 +236,6 @@ class NetifAllocFailureTest : public ::testing::Test {
     }
     std::printf("\n");
   }
-
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
 };
 
 TEST_F(NetifAllocFailureTest, EveryMempAllocationFailsInTurn) {

@@ -11,10 +11,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
 #include "lwip/memp.h"
 #include "lwip/netif.h"
@@ -63,9 +62,9 @@ async::Task<void> settle() {
   co_return {};
 }
 
-class NetifFaultTest : public ::testing::Test {
+class NetifFaultTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  NetifFaultTest() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
+  NetifFaultTest() : RuntimeFixture(std::size_t{4} << 20) {
     static bool started = false;
     if (!started) {
       started = true;
@@ -89,11 +88,6 @@ class NetifFaultTest : public ::testing::Test {
     };
     return executor_.block_on(harness(std::move(body)));
   }
-
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
 };
 
 // The TX ring stays full: every send is kBusy to the application and

@@ -4,8 +4,7 @@
 
 #include <vector>
 
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
+#include "kernel/async/test_support.h"
 #include "net/netif/fake_nic.h"
 #include "net/netif/rx_pool.h"
 
@@ -19,14 +18,10 @@ std::vector<std::byte> frame(std::size_t n, std::uint8_t fill) {
 }
 
 // The fake NIC signals an Event: an executor must exist.
-class RxPoolTest : public ::testing::Test {
+class RxPoolTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  RxPoolTest() : arena_(1 << 20), frames_(arena_), use_frames_(frames_) {}
+  RxPoolTest() : RuntimeFixture(1 << 20) {}
   void SetUp() override { ensure_lwip_initialized(); }
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
   FakeNic nic_;
 };
 
@@ -231,7 +226,7 @@ TEST_F(LinkOutputTest, ChainsGoToTheNicAsFragmentsCopiedOnce) {
   EXPECT_EQ(netif.stats().tx_chained, chained);
   EXPECT_EQ(netif.stats().tx_frames - frames_before, kMax + 4);
 
-  // A full ring: ERR_MEM, counted, nothing recorded.
+  // A full ring: ERR_WOULDBLOCK (kBusy to a sender), counted, nothing recorded.
   const auto sent = nic.sent.size();
   std::vector<std::byte> bytes(100, std::byte{1});
   pbuf* a = pbuf_alloc(PBUF_RAW, 50, PBUF_REF);
@@ -240,7 +235,7 @@ TEST_F(LinkOutputTest, ChainsGoToTheNicAsFragmentsCopiedOnce) {
   b->payload = bytes.data() + 50;
   pbuf_cat(a, b);
   nic.busy = true;
-  EXPECT_EQ(lwip->linkoutput(lwip, a), ERR_MEM);
+  EXPECT_EQ(lwip->linkoutput(lwip, a), ERR_WOULDBLOCK);
   EXPECT_EQ(netif.stats().tx_busy_drops, 1u);
   EXPECT_EQ(nic.sent.size(), sent);
   nic.busy = false;

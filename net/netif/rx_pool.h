@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernel/hal/nic.h"
 #include "lwip/pbuf.h"
-#include "platform/hal/nic.h"
 
 // Zero-copy RX: each received frame becomes an lwIP custom pbuf (PBUF_REF)
 // whose payload is the driver's own DMA buffer. The pbuf_custom wrappers

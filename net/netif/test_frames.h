@@ -6,54 +6,36 @@
 #include <cstring>
 #include <vector>
 
+#include "kernel/testing/frames.h"
+
 // Test support: Ethernet frames built by hand for a netif over FakeNic
-// (whose MAC is kOurMac) at kQemuUserDefault's address, from one peer.
+// (whose MAC is kOurMac) at kQemuUserDefault's address, from one peer. The
+// headers and checksums are //kernel/testing:frames'.
 namespace starling::net::testing {
 
-using Bytes = std::vector<std::byte>;
+using test_frames::Bytes;
+using test_frames::get16;
+using test_frames::get32;
+using test_frames::put16;
+using test_frames::put32;
 
-inline constexpr std::uint8_t kPeerMac[6] = {0x52, 0x55, 0x0a, 0x00, 0x02, 0x02};
-inline constexpr std::uint8_t kOurMac[6] = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
+inline constexpr test_frames::Mac kPeerMac = {0x52, 0x55, 0x0a, 0x00, 0x02, 0x02};
+inline constexpr test_frames::Mac kOurMac = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56};
 inline constexpr std::uint32_t kPeerIp = 0x0A000202;
 inline constexpr std::uint32_t kOurIp = 0x0A00020F;
 
-inline void put16(Bytes& b, std::size_t at, std::uint16_t v) {
-  b[at] = std::byte(v >> 8);
-  b[at + 1] = std::byte(v & 0xFF);
-}
-inline void put32(Bytes& b, std::size_t at, std::uint32_t v) {
-  put16(b, at, static_cast<std::uint16_t>(v >> 16));
-  put16(b, at + 2, static_cast<std::uint16_t>(v));
-}
-inline std::uint16_t get16(const Bytes& b, std::size_t at) {
-  return static_cast<std::uint16_t>(std::to_integer<unsigned>(b[at]) << 8 |
-                                    std::to_integer<unsigned>(b[at + 1]));
-}
+// Every frame here goes from the peer to us.
+inline constexpr test_frames::Ethernet kPeerToUs{.dst = kOurMac, .src = kPeerMac};
+inline constexpr test_frames::Ipv4 kPeerToUsIp{.src = kPeerIp, .dst = kOurIp};
+
 inline void ethernet_header(Bytes& b, std::uint16_t type) {
-  for (int i = 0; i < 6; ++i) b[i] = std::byte(kOurMac[i]), b[6 + i] = std::byte(kPeerMac[i]);
-  put16(b, 12, type);
+  test_frames::write_ethernet(b, kPeerToUs, type);
 }
 
 // IPv4/UDP from the peer to us, no UDP checksum (allowed on IPv4).
 inline Bytes udp_frame(std::uint16_t src_port, std::uint16_t dst_port, const Bytes& payload) {
-  Bytes b(14 + 20 + 8 + payload.size());
-  ethernet_header(b, 0x0800);
-  b[14] = std::byte{0x45};
-  put16(b, 16, static_cast<std::uint16_t>(20 + 8 + payload.size()));
-  b[22] = std::byte{64};
-  b[23] = std::byte{17};
-  put32(b, 26, kPeerIp);
-  put32(b, 30, kOurIp);
-  std::uint32_t sum = 0;
-  for (std::size_t i = 14; i < 34; i += 2) sum += get16(b, i);
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  put16(b, 24, static_cast<std::uint16_t>(~sum));
-  put16(b, 34, src_port);
-  put16(b, 36, dst_port);
-  put16(b, 38, static_cast<std::uint16_t>(8 + payload.size()));
-  put16(b, 40, 0);
-  if (!payload.empty()) std::memcpy(b.data() + 42, payload.data(), payload.size());
-  return b;
+  return test_frames::udp_frame(kPeerToUs, kPeerToUsIp,
+                                {.src_port = src_port, .dst_port = dst_port}, payload);
 }
 
 // IPv4/TCP from the peer to us (checksums right: lwIP checks them). `flags`
@@ -63,46 +45,23 @@ inline Bytes tcp_frame(std::uint16_t src_port, std::uint16_t dst_port, std::uint
                        std::uint32_t ack, std::uint8_t flags, const Bytes& payload = {},
                        std::uint16_t mss = 0, std::uint16_t window = 65535) {
   const std::size_t header = mss != 0 ? 24 : 20;
-  Bytes b(14 + 20 + header + payload.size());
-  ethernet_header(b, 0x0800);
-  b[14] = std::byte{0x45};
-  put16(b, 16, static_cast<std::uint16_t>(20 + header + payload.size()));
-  b[22] = std::byte{64};
-  b[23] = std::byte{6};
-  put32(b, 26, kPeerIp);
-  put32(b, 30, kOurIp);
-  auto fold = [](std::uint32_t sum) {
-    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-    return static_cast<std::uint16_t>(~sum);
-  };
-  std::uint32_t sum = 0;
-  for (std::size_t i = 14; i < 34; i += 2) sum += get16(b, i);
-  put16(b, 24, fold(sum));
-  const std::size_t t = 34;
-  put16(b, t, src_port);
-  put16(b, t + 2, dst_port);
-  put32(b, t + 4, seq);
-  put32(b, t + 8, ack);
-  b[t + 12] = std::byte(static_cast<std::uint8_t>((header / 4) << 4));
-  b[t + 13] = std::byte{flags};
-  put16(b, t + 14, window);
+  Bytes segment(header + payload.size());
+  put16(segment, 0, src_port);
+  put16(segment, 2, dst_port);
+  put32(segment, 4, seq);
+  put32(segment, 8, ack);
+  segment[12] = std::byte(static_cast<std::uint8_t>((header / 4) << 4));
+  segment[13] = std::byte{flags};
+  put16(segment, 14, window);
   if (mss != 0) {
-    b[t + 20] = std::byte{2};
-    b[t + 21] = std::byte{4};
-    put16(b, t + 22, mss);
+    segment[20] = std::byte{2};
+    segment[21] = std::byte{4};
+    put16(segment, 22, mss);
   }
-  if (!payload.empty()) std::memcpy(b.data() + t + header, payload.data(), payload.size());
-  const std::size_t tcp_len = header + payload.size();
-  sum = (kPeerIp >> 16) + (kPeerIp & 0xFFFF) + (kOurIp >> 16) + (kOurIp & 0xFFFF) + 6 +
-        static_cast<std::uint32_t>(tcp_len);
-  for (std::size_t i = 0; i + 1 < tcp_len; i += 2) sum += get16(b, t + i);
-  if (tcp_len % 2 != 0) sum += std::to_integer<std::uint32_t>(b[t + tcp_len - 1]) << 8;
-  put16(b, t + 16, fold(sum));
-  return b;
-}
-
-inline std::uint32_t get32(const Bytes& b, std::size_t at) {
-  return (std::uint32_t{get16(b, at)} << 16) | get16(b, at + 2);
+  if (!payload.empty()) std::memcpy(segment.data() + header, payload.data(), payload.size());
+  put16(segment, 16,
+        test_frames::transport_checksum(kPeerToUsIp, test_frames::kProtocolTcp, segment));
+  return test_frames::ipv4_frame(kPeerToUs, kPeerToUsIp, test_frames::kProtocolTcp, segment);
 }
 
 // The peer's answer to our ARP request: its MAC for kPeerIp.

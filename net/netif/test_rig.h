@@ -3,12 +3,10 @@
 
 #include <cstddef>
 #include <utility>
-#include <vector>
 
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
 #include "kernel/lib/result.h"
 #include "net/netif/fake_nic.h"
@@ -25,11 +23,12 @@
 // lwIP is process-global, so the NIC and netif are too (started once).
 namespace starling::net::testing {
 
-class NetifTestRig {
+// The runtime is a private base: tests reach it only through run().
+class NetifTestRig : private async::testing::RuntimeFixture {
  public:
   using TestNetif = Netif<FakeNic, 16>;
 
-  NetifTestRig() : arena_(std::size_t{4} << 20), frames_(arena_), use_frames_(frames_) {
+  NetifTestRig() : RuntimeFixture(std::size_t{4} << 20) {
     static bool started = false;
     if (!started) {
       started = true;
@@ -73,12 +72,6 @@ class NetifTestRig {
     nic().kick();
     co_return co_await settle();
   }
-
- private:
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
 };
 
 }  // namespace starling::net::testing

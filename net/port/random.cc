@@ -6,11 +6,11 @@
 #include <span>
 
 #include "kernel/console/console.h"
+#include "kernel/hal/clock.h"
+#include "kernel/hal/entropy.h"
 #include "lwip/ip_addr.h"
 #include "net/lwip/arch/cc.h"
 #include "net/lwip/arch/hooks.h"
-#include "platform/hal/clock.h"
-#include "platform/hal/entropy.h"
 
 namespace starling::net {
 namespace {

@@ -24,8 +24,8 @@ struct Conn {
   Conn* next_pending = nullptr;
   async::Event rx_event;  // data, FIN or error arrived
   async::Event tx_event;  // send space, connected or error
-  TcpEndpoint peer{};
-  TcpEndpoint local{};
+  Endpoint peer{};
+  Endpoint local{};
   err_t error = ERR_OK;  // what ended it (tcp_err), ERR_OK while alive
   bool in_use = false;
   bool eof = false;
@@ -160,8 +160,8 @@ void on_err(void* arg, err_t err) {
 
 void attach(Conn* c, tcp_pcb* pcb) {
   c->pcb = pcb;
-  c->peer = {ip_2_ip4(&pcb->remote_ip)->addr, pcb->remote_port};
-  c->local = {ip_2_ip4(&pcb->local_ip)->addr, pcb->local_port};
+  c->peer = {lwip_ntohl(ip_2_ip4(&pcb->remote_ip)->addr), pcb->remote_port};
+  c->local = {lwip_ntohl(ip_2_ip4(&pcb->local_ip)->addr), pcb->local_port};
   tcp_arg(pcb, c);
   tcp_recv(pcb, on_recv);
   tcp_sent(pcb, on_sent);
@@ -263,29 +263,6 @@ void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept {
   g_limit = (slots == 0 || slots > MEMP_NUM_TCP_PCB) ? MEMP_NUM_TCP_PCB : slots;
 }
 
-Error to_error(int err) noexcept {
-  switch (err) {
-    case ERR_MEM:
-    case ERR_BUF:
-      return Error::kNoMemory;
-    case ERR_TIMEOUT:
-      return Error::kTimedOut;
-    case ERR_RTE:
-      return Error::kNotFound;
-    case ERR_INPROGRESS:
-    case ERR_WOULDBLOCK:
-    case ERR_ALREADY:
-    case ERR_ISCONN:
-    case ERR_USE:
-      return Error::kBusy;
-    case ERR_VAL:
-    case ERR_ARG:
-      return Error::kInvalidArgument;
-    default:
-      return Error::kDeviceError;  // ERR_RST, ERR_ABRT, ERR_CLSD, ERR_CONN, ERR_IF
-  }
-}
-
 // ---- TcpStream ---------------------------------------------------------------
 
 TcpStream::TcpStream(TcpStream&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
@@ -302,7 +279,7 @@ TcpStream::~TcpStream() {
   (void)close();
 }
 
-async::Task<TcpStream> TcpStream::connect(TcpEndpoint remote) noexcept {
+async::Task<TcpStream> TcpStream::connect(Endpoint remote) noexcept {
   Conn* c = alloc_conn();
   if (c == nullptr) co_return Unexpected(Error::kNoMemory);
   TcpStream stream(c);  // owns the slot: a cancelled connect aborts it
@@ -310,17 +287,17 @@ async::Task<TcpStream> TcpStream::connect(TcpEndpoint remote) noexcept {
   if (pcb == nullptr) co_return Unexpected(Error::kNoMemory);
   attach(c, pcb);
   ip_addr_t addr;
-  ip_addr_set_ip4_u32_val(addr, remote.ip);
+  ip_addr_set_ip4_u32_val(addr, lwip_htonl(remote.address));
   err_t err = tcp_connect(pcb, &addr, remote.port, on_connected);
-  if (err != ERR_OK) co_return Unexpected(to_error(err));
+  if (err != ERR_OK) co_return Unexpected(from_lwip_error(err));
   // attach() ran on the unbound pcb (all zeros). tcp_connect has now set
   // the remote end, chosen the local address (route) and bound an ephemeral
   // port, synchronously: record both ends here, while the pcb is certainly
   // alive (after the handshake it may already have been reset and freed).
-  c->peer = {ip_2_ip4(&pcb->remote_ip)->addr, pcb->remote_port};
-  c->local = {ip_2_ip4(&pcb->local_ip)->addr, pcb->local_port};
+  c->peer = {lwip_ntohl(ip_2_ip4(&pcb->remote_ip)->addr), pcb->remote_port};
+  c->local = {lwip_ntohl(ip_2_ip4(&pcb->local_ip)->addr), pcb->local_port};
   while (!c->connected) {
-    if (c->pcb == nullptr) co_return Unexpected(to_error(c->error));
+    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
     c->tx_event.reset();
     co_await c->tx_event.wait();
   }
@@ -348,7 +325,7 @@ async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
       co_return std::size_t{n};
     }
     if (c->eof) co_return std::size_t{0};
-    if (c->pcb == nullptr) co_return Unexpected(to_error(c->error));
+    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
     c->rx_event.reset();
     co_await c->rx_event.wait();
   }
@@ -359,7 +336,7 @@ async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexc
   if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
   std::size_t done = 0;
   while (done < data.size()) {
-    if (c->pcb == nullptr) co_return Unexpected(to_error(c->error));
+    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
     if (c->tx_shut) co_return Unexpected(Error::kInvalidArgument);
     tcp_pcb* pcb = c->pcb;
     const std::size_t space = tcp_sndbuf(pcb);
@@ -372,7 +349,7 @@ async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexc
         done += chunk;
         continue;
       }
-      if (err != ERR_MEM) co_return Unexpected(to_error(err));
+      if (err != ERR_MEM) co_return Unexpected(from_lwip_error(err));
     }
     // No room (send buffer, segment queue or lwIP's heap): push what is
     // queued and wait for acknowledgements (sent), the poll timer or an error.
@@ -382,7 +359,11 @@ async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexc
   }
   if (c->pcb != nullptr) {
     const err_t err = tcp_output(c->pcb);
-    if (err != ERR_OK && err != ERR_MEM) co_return Unexpected(to_error(err));
+    // A full TX ring (ERR_WOULDBLOCK) or heap (ERR_MEM): the data is queued,
+    // lwIP sends it when room returns.
+    if (err != ERR_OK && err != ERR_MEM && err != ERR_WOULDBLOCK) {
+      co_return Unexpected(from_lwip_error(err));
+    }
   }
   co_return done;
 }
@@ -390,10 +371,10 @@ async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexc
 Result<void> TcpStream::shutdown() noexcept {
   Conn* c = conn_;
   if (c == nullptr) return Unexpected(Error::kInvalidArgument);
-  if (c->pcb == nullptr) return Unexpected(to_error(c->error));
+  if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
   if (c->tx_shut) return {};
   const err_t err = tcp_shutdown(c->pcb, 0, 1);
-  if (err != ERR_OK) return Unexpected(to_error(err));
+  if (err != ERR_OK) return Unexpected(from_lwip_error(err));
   c->tx_shut = true;
   return {};
 }
@@ -417,11 +398,11 @@ void TcpStream::set_nodelay(bool on) noexcept {
   }
 }
 
-TcpEndpoint TcpStream::peer() const noexcept {
-  return conn_ ? conn_->peer : TcpEndpoint{};
+Endpoint TcpStream::peer() const noexcept {
+  return conn_ ? conn_->peer : Endpoint{};
 }
-TcpEndpoint TcpStream::local() const noexcept {
-  return conn_ ? conn_->local : TcpEndpoint{};
+Endpoint TcpStream::local() const noexcept {
+  return conn_ ? conn_->local : Endpoint{};
 }
 int TcpStream::lwip_error() const noexcept {
   return conn_ ? conn_->error : ERR_OK;
@@ -462,13 +443,13 @@ Result<TcpListener> TcpListener::listen(std::uint16_t port, std::size_t backlog)
   const err_t err = tcp_bind(pcb, IP4_ADDR_ANY, port);
   if (err != ERR_OK) {
     tcp_abort(pcb);  // never connected: just frees it
-    return Unexpected(to_error(err));
+    return Unexpected(from_lwip_error(err));
   }
   err_t listen_err = ERR_OK;
   tcp_pcb* lpcb = tcp_listen_with_backlog_and_err(pcb, 0xFF, &listen_err);
   if (lpcb == nullptr) {
     tcp_abort(pcb);
-    return Unexpected(to_error(listen_err));
+    return Unexpected(from_lwip_error(listen_err));
   }
   l->in_use = true;
   l->pcb = lpcb;

@@ -7,6 +7,8 @@
 
 #include "kernel/async/task.h"
 #include "kernel/lib/result.h"
+#include "net/port/endpoint.h"
+#include "net/port/lwip_error.h"
 
 // The coroutine TCP API over lwIP's raw API (NO_SYS=1). lwIP's callbacks
 // (accept, recv, sent, err, poll) stay inside tcp.cc; applications see
@@ -31,30 +33,12 @@
 // them out and opens the window (tcp_recved). A full pool or a full accept
 // backlog refuses the connection (RST via tcp_abort) and counts it.
 //
-// Errors (lwIP err_t -> starling::Error), see to_error():
-//   ERR_MEM, ERR_BUF                         -> kNoMemory
-//   ERR_TIMEOUT                              -> kTimedOut
-//   ERR_RTE                                  -> kNotFound (no route)
-//   ERR_INPROGRESS/WOULDBLOCK/ALREADY/ISCONN/USE -> kBusy
-//   ERR_VAL, ERR_ARG                         -> kInvalidArgument
-//   ERR_RST, ERR_ABRT, ERR_CLSD, ERR_CONN, ERR_IF and others -> kDeviceError
+// Errors: lwIP's err_t mapped once for all sockets (net/port/lwip_error.h).
+// Endpoints: net::Endpoint, host byte order (net/port/endpoint.h).
 // TcpStream::lwip_error() keeps the raw err_t (e.g. ERR_RST for a reset).
 // Operations on a stream the application closed or shut down for writing
 // are kInvalidArgument.
 namespace starling::net {
-
-// An IPv4 endpoint; `ip` in network byte order (lwIP's ip4_addr_t.addr).
-struct TcpEndpoint {
-  std::uint32_t ip = 0;
-  std::uint16_t port = 0;
-};
-
-// Builds an address in network order from its four octets.
-constexpr std::uint32_t ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) {
-  // Little-endian targets only (arch/cc.h): the first octet is the low byte.
-  return std::uint32_t{a} | (std::uint32_t{b} << 8) | (std::uint32_t{c} << 16) |
-         (std::uint32_t{d} << 24);
-}
 
 // Global counters (one lwIP instance per kernel).
 struct TcpStats {
@@ -71,9 +55,6 @@ struct TcpStats {
 };
 const TcpStats& tcp_stats() noexcept;
 
-// The lwIP error mapping above (err is an lwIP err_t).
-Error to_error(int err) noexcept;
-
 namespace detail {
 struct Conn;
 struct ListenerState;
@@ -89,7 +70,7 @@ class TcpStream {
   ~TcpStream();  // close()
 
   // Active open (clients, tests). Waits for the handshake.
-  static async::Task<TcpStream> connect(TcpEndpoint remote) noexcept;
+  static async::Task<TcpStream> connect(Endpoint remote) noexcept;
 
   bool valid() const noexcept { return conn_ != nullptr; }
 
@@ -114,8 +95,8 @@ class TcpStream {
   // Nagle off (the default here: echo wants latency) or on.
   void set_nodelay(bool on) noexcept;
 
-  TcpEndpoint peer() const noexcept;
-  TcpEndpoint local() const noexcept;
+  Endpoint peer() const noexcept;
+  Endpoint local() const noexcept;
   // The raw lwIP err_t that ended the connection (0 = ERR_OK if none).
   int lwip_error() const noexcept;
   // Bytes received and not yet read.

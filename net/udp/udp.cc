@@ -2,27 +2,10 @@
 
 #include "lwip/ip.h"
 #include "lwip/ip_addr.h"
+#include "net/port/lwip_error.h"
 
 namespace starling::net {
 namespace {
-
-Error from_err(err_t err) {
-  switch (err) {
-    case ERR_MEM:
-    case ERR_BUF:
-    case ERR_WOULDBLOCK:
-      return Error::kBusy;
-    case ERR_RTE:
-      return Error::kNotFound;
-    case ERR_VAL:
-    case ERR_ARG:
-      return Error::kInvalidArgument;
-    case ERR_USE:
-      return Error::kBusy;
-    default:
-      return Error::kDeviceError;
-  }
-}
 
 constexpr std::size_t kMaxPayload = 65535 - 20 - 8;
 
@@ -45,7 +28,7 @@ Result<void> UdpSocket::bind(std::uint16_t port) noexcept {
   if (pcb == nullptr) return Unexpected(Error::kNoMemory);
   if (const err_t err = udp_bind(pcb, IP4_ADDR_ANY, port); err != ERR_OK) {
     udp_remove(pcb);
-    return Unexpected(from_err(err));
+    return Unexpected(from_lwip_error(err));
   }
   udp_recv(pcb, &on_receive, this);
   pcb_ = pcb;
@@ -106,7 +89,7 @@ Result<void> UdpSocket::send_pbuf(const Endpoint& to, pbuf* p) noexcept {
   const err_t err = udp_sendto(pcb_, p, &dst, to.port);
   if (err != ERR_OK) {
     ++stats_.send_errors;
-    return Unexpected(from_err(err));
+    return Unexpected(from_lwip_error(err));
   }
   ++stats_.sent;
   return {};

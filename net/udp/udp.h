@@ -12,6 +12,7 @@
 #include "kernel/lib/result.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
+#include "net/port/endpoint.h"
 
 // Coroutine UDP sockets over lwIP's raw udp_pcb; no callbacks reach the
 // application.
@@ -67,11 +68,6 @@ class Pbuf {
   pbuf* p_ = nullptr;
 };
 
-struct Endpoint {
-  std::uint32_t address = 0;  // IPv4, host order
-  std::uint16_t port = 0;
-};
-
 struct Datagram {
   Endpoint from;
   Pbuf data;
@@ -114,7 +110,7 @@ class UdpSocket {
   // PBUF_REF points at `data` and the frame goes out as fragments (headers,
   // then `data`) before this returns, so `data` is free again at once. (A
   // frame waiting for ARP is copied by lwIP first: a second copy, only then.)
-  // kBusy: no memory or the TX ring is full (try again later);
+  // kBusy: the TX ring is full, kNoMemory: no pbuf (both: try again later);
   // kInvalidArgument: too long (> 65507) or unbound; kNotFound: no route.
   Result<void> send_to(const Endpoint& to, std::span<const std::byte> data) noexcept;
   // Sends a pbuf's bytes as they are (e.g. a received datagram back).

@@ -9,10 +9,9 @@
 #include <cstring>
 #include <vector>
 
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
 #include "kernel/async/yield.h"
 #include "net/netif/fake_nic.h"
@@ -31,13 +30,9 @@ using testing::kPeerIp;
 using testing::pattern;
 using testing::udp_frame;
 
-class UdpTest : public ::testing::Test {
+class UdpTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  UdpTest() : arena_(4 << 20), frames_(arena_), use_frames_(frames_) {}
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
+  UdpTest() : RuntimeFixture(4 << 20) {}
 };
 
 // One test: lwIP is process-global and the netif is added once.

@@ -13,7 +13,7 @@
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/blob_builder.h"
-#include "platform/hal/board.h"
+#include "kernel/hal/board.h"
 #include "platform/host/boot_options.h"
 
 namespace {

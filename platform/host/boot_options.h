@@ -5,7 +5,7 @@
 #include <span>
 #include <string>
 
-#include "platform/hal/nic.h"
+#include "kernel/hal/nic.h"
 
 // The command line of an application running on the host board (a Linux
 // process): what a riscv64 board learns from firmware and the device tree.

@@ -4,15 +4,15 @@
 #include <optional>
 #include <span>
 
+#include "drivers/dwmac/model/dma_region.h"
+#include "drivers/dwmac/model/dwmac_model.h"
+#include "kernel/arch/host/interrupts.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/async/task.h"
 #include "kernel/console/console.h"
 #include "platform/host/boot_options.h"
-#include "platform/host/interrupts.h"
 #include "platform/host/tap.h"
-#include "test/models/dwmac/dma_region.h"
-#include "test/models/dwmac/dwmac_model.h"
 
 namespace starling::board {
 namespace {
@@ -106,6 +106,8 @@ Result<HostNic*> bring_up() {
   config.model = &*nic->model;
   config.mac = options.mac;
   config.link_wait_ns = kLinkWaitNs;
+  // The model's PHY is the Star64's YT8531; wired like the Star64's.
+  config.params.phy_rx_delay_ps = 1500;
   if (auto ok = nic->driver.init(config, nic->dma_pages); !ok.ok()) {
     fail("driver init", ok.error());
     return Unexpected(ok.error());

@@ -9,7 +9,7 @@
 
 // The host board's network interface: the Star64's NIC driver (DWMAC,
 // drivers/dwmac) over the register-accurate device model of the MAC
-// (test/models/dwmac), whose wire is a Linux TAP device (--tap=NAME). So an
+// (drivers/dwmac/model), whose wire is a Linux TAP device (--tap=NAME). So an
 // application on the host board exercises the same driver, descriptor rings
 // and interrupts as on the board, and Linux's own tools (socat, iperf, ping)
 // talk to it through the TAP.

@@ -1,17 +1,19 @@
-// Board package for QEMU 7.2 `virt` (HARDWARE.md §7).
+// Board package for QEMU 7.2 `virt` (docs/hardware/qemu-virt.md).
 
 #include <cstdint>
 
 #include "drivers/irq/external_interrupts.h"
 #include "drivers/irq/plic.h"
+#include "drivers/mmio/register_bus.h"
 #include "drivers/uart/ns16550.h"
 #include "kernel/arch/riscv/clock.h"
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/arch/riscv/sbi.h"
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/console/console.h"
-#include "platform/hal/board.h"
-#include "platform/hal/interrupts.h"
+#include "kernel/hal/board.h"
+#include "kernel/hal/interrupts.h"
+#include "platform/uart_console.h"
 
 namespace starling::board {
 namespace {
@@ -51,20 +53,12 @@ Result<void> init_interrupts(unsigned long boot_hart_id) {
   return {};
 }
 
-std::uint32_t console_irq() {
+Ns16550& console_uart() {
+  return uart;
+}
+
+std::uint32_t console_uart_irq() {
   return kUartIrq;
-}
-
-void console_set_rx_interrupt(bool enabled) {
-  uart.set_rx_interrupt(enabled);
-}
-
-std::size_t console_read(std::span<char> out) {
-  return uart.receive(out);
-}
-
-void console_write(std::string_view bytes) {
-  uart.write(bytes);
 }
 
 std::string_view name() {
@@ -81,7 +75,7 @@ std::string_view name() {
     // The host sees only the low 8 bits of an exit status: keep a failure a
     // failure even when code is a multiple of 256.
     const std::uint32_t status = (code & 0xFF) != 0 ? static_cast<std::uint32_t>(code & 0xFF) : 1;
-    *reinterpret_cast<volatile std::uint32_t*>(kSifiveTestBase) = (status << 16) | kFinisherFail;
+    mmio::Registers(kSifiveTestBase).write(0, (status << 16) | kFinisherFail);
   }
   sbi::shutdown(code == 0 ? sbi::ResetReason::kNone : sbi::ResetReason::kSystemFailure);
   console::print("Starling: shutdown failed, halting\n");

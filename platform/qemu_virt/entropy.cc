@@ -1,6 +1,6 @@
 // QEMU virt's entropy: the first virtio-rng device on the virtio-mmio slots
 // (run_qemu.sh adds `-device virtio-rng-device`), probed on first use.
-#include "platform/hal/entropy.h"
+#include "kernel/hal/entropy.h"
 #include "drivers/virtio/rng.h"
 #include "platform/qemu_virt/nic.h"
 

@@ -8,7 +8,7 @@
 #include "kernel/mem/page_allocator.h"
 
 // QEMU virt's network interface: the first virtio-net device on the
-// virtio-mmio bus. HARDWARE.md §7: eight slots at 0x10001000 + 0x1000*i,
+// virtio-mmio bus. docs/hardware/qemu-virt.md §7: eight slots at 0x10001000 + 0x1000*i,
 // PLIC source 1 + i. Without `bus=` QEMU 7.2 puts the first
 // virtio-*-device on the highest slot (7, 0x10008000, IRQ 8).
 namespace starling::board {

@@ -1,4 +1,4 @@
-// Board package for the Pine64 Star64 (StarFive JH7110; HARDWARE.md §6).
+// Board package for the Pine64 Star64 (StarFive JH7110; docs/hardware/jh7110.md).
 
 #include <cstdint>
 
@@ -10,9 +10,10 @@
 #include "kernel/arch/riscv/sbi.h"
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/console/console.h"
-#include "platform/hal/board.h"
-#include "platform/hal/interrupts.h"
+#include "kernel/hal/board.h"
+#include "kernel/hal/interrupts.h"
 #include "platform/star64/boot_dtb.h"
+#include "platform/uart_console.h"
 
 namespace starling::board {
 namespace {
@@ -58,20 +59,12 @@ Result<void> init_interrupts(unsigned long boot_hart_id) {
   return {};
 }
 
-std::uint32_t console_irq() {
+Ns16550& console_uart() {
+  return uart;
+}
+
+std::uint32_t console_uart_irq() {
   return kUartIrq;
-}
-
-void console_set_rx_interrupt(bool enabled) {
-  uart.set_rx_interrupt(enabled);
-}
-
-std::size_t console_read(std::span<char> out) {
-  return uart.receive(out);
-}
-
-void console_write(std::string_view bytes) {
-  uart.write(bytes);
 }
 
 std::string_view name() {

@@ -2,7 +2,7 @@
 // reset brought up by the board first (jh7110_clocks.h), probed on first use.
 // Verified against a register model and the facts in
 // docs/hardware/jh7110-trng.md, not on a board.
-#include "platform/hal/entropy.h"
+#include "kernel/hal/entropy.h"
 #include "drivers/trng/jh7110_trng.h"
 #include "platform/star64/jh7110_clocks.h"
 

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "kernel/console/console.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 #include "platform/star64/mac_address.h"
 
 namespace starling::board {

@@ -10,7 +10,7 @@
 #include "kernel/mem/page_allocator.h"
 #include "platform/star64/jh7110_clocks.h"
 
-// The Star64's Ethernet port "eth0": GMAC0 of the JH7110 (HARDWARE.md §6)
+// The Star64's Ethernet port "eth0": GMAC0 of the JH7110 (docs/hardware/jh7110.md §2)
 // with the Motorcomm YT8531 PHY at MDIO address 0, RGMII-ID.
 namespace starling::board {
 
@@ -23,11 +23,16 @@ inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 // are 256 bytes, well inside the 2 KiB TX and RX FIFOs, and equal bursts do
 // not favour RX over TX. The alternative is one edit:
 // {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}. (Linux uses 16 without x8,
-// U-Boot PBLx8 with 8/8.) The rest are the driver's defaults, which are the
-// Star64's: CR 5, PHY address 0, RX delay 1500 ps, TX delay 0 (current
-// upstream DT).
-inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{
-    .tx_pbl = 32, .rx_pbl = 32, .pbl_x8 = false, .phy_address = 0};
+// U-Boot PBLx8 with 8/8.) The PHY (Motorcomm YT8531) answers at MDIO
+// address 0 and adds 1500 ps to RX, nothing to TX (the current upstream
+// Star64 DT); the JH7110's CSR clock wants MDIO CR 5, as U-Boot uses.
+inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{.tx_pbl = 32,
+                                                        .rx_pbl = 32,
+                                                        .pbl_x8 = false,
+                                                        .mdio_clock_range = 5,
+                                                        .phy_address = 0,
+                                                        .phy_rx_delay_ps = 1500,
+                                                        .phy_tx_delay_ps = 0};
 
 // 1000BASE-T autonegotiation takes a few seconds after a PHY reset: 6 s covers it
 // and a slow switch port, and a board without a cable is not held up longer.

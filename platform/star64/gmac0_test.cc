@@ -1,6 +1,6 @@
 // Host test: the Star64's GMAC0 start-up (clocks and resets, MAC address,
 // DWMAC driver init, link wait) against the DWMAC device model
-// (//test/models/dwmac:model) and fakes of the JH7110's clock and syscon
+// (//drivers/dwmac/model:model) and fakes of the JH7110's clock and syscon
 // blocks, on the host board's clock and console.
 
 #include "platform/star64/gmac0.h"
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "drivers/dwmac/model/dma_region.h"
+#include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/registers.h"
 #include "kernel/fdt/blob_builder.h"
 #include "kernel/mem/page_allocator.h"
 #include "platform/star64/mac_address.h"
-#include "test/models/dwmac/dma_region.h"
-#include "test/models/dwmac/dwmac_model.h"
 
 namespace starling::board {
 namespace {

@@ -7,7 +7,7 @@
 #include "kernel/lib/result.h"
 
 // GMAC0's clocks, PHY-interface mode and resets on the StarFive JH7110
-// (HARDWARE.md §6). U-Boot stops its Ethernet before booting the kernel and
+// (docs/hardware/jh7110.md §6-§8). U-Boot stops its Ethernet before booting the kernel and
 // leaves GMAC0 in reset (which also wipes MAC_ADDRESS0), so the board must
 // bring the block back before the DWMAC driver touches a register.
 //

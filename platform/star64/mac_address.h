@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "kernel/fdt/device_tree.h"
+#include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
-#include "platform/hal/nic.h"
 
 // GMAC0's MAC address. After U-Boot the MAC's own address registers are
 // wiped (it leaves GMAC0 in reset), so the address comes from, in order:
@@ -20,7 +20,7 @@
 //   3. kDefaultMac.
 namespace starling::board {
 
-// One real Star64's port-0 address (the one sDDF hard-codes; HARDWARE.md §6).
+// One real Star64's port-0 address (the one sDDF hard-codes; docs/hardware/jh7110.md §10).
 // Star64s are 6c:cf:39:00:xx:yy with xx:yy derived from the serial number,
 // and several units share serials: two boards on one segment both running
 // on the default collide. Set starling.mac= (or boot with U-Boot's DT) then.

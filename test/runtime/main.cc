@@ -16,7 +16,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
 #include "kernel/console/input.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling {
 namespace {

@@ -18,7 +18,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
-#include "platform/hal/nic.h"
+#include "kernel/hal/nic.h"
 #include "platform/qemu_virt/nic.h"
 
 namespace starling {

@@ -6,7 +6,7 @@
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/arch/riscv/sbi.h"
 #include "kernel/arch/riscv/trap.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace starling::riscv {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "kernel/arch/riscv/trap.h"
 
-// The riscv64 implementation of platform/hal/clock.h: now_ns() from the `time`
+// The riscv64 implementation of kernel/hal/clock.h: now_ns() from the `time`
 // CSR, cycles() from `cycle`, wake-ups from the S-mode timer (Sstc's stimecmp
 // where the hart has it, SBI TIME otherwise), idle() on wfi. What is riscv64
 // specific about it is set up here, by the board.

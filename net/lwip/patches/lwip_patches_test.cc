@@ -9,9 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "kernel/async/timeout.h"
+#include "kernel/testing/frames.h"
 #include "lwip/ip4.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
@@ -54,11 +56,6 @@ pbuf* ref_pbuf(std::byte* data, std::size_t size) {
   pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(size), PBUF_REF);
   p->payload = data;
   return p;
-}
-
-std::uint16_t fold(std::uint32_t sum) {
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
 }
 
 class LwipPatchesTest : public ::testing::Test {
@@ -107,15 +104,7 @@ TEST_F(LwipPatchesTest, OptionLengthIsNotReadPastTheHeader) {
     auto listener = TcpListener::listen(1300, 4);
     EXPECT_TRUE(listener.ok());
     Bytes ip(20 + 24);
-    ip[0] = std::byte{0x45};
-    put16(ip, 2, static_cast<std::uint16_t>(ip.size()));
-    ip[8] = std::byte{64};
-    ip[9] = std::byte{6};
-    put32(ip, 12, kPeerIp);
-    put32(ip, 16, kOurIp);
-    std::uint32_t sum = 0;
-    for (std::size_t i = 0; i < 20; i += 2) sum += get16(ip, i);
-    put16(ip, 10, fold(sum));
+    test_frames::write_ipv4_header(ip, kPeerToUsIp, test_frames::kProtocolTcp, 24);
     put16(ip, 20, 45000);
     put16(ip, 22, 1300);
     put32(ip, 24, 777);
@@ -124,9 +113,9 @@ TEST_F(LwipPatchesTest, OptionLengthIsNotReadPastTheHeader) {
     put16(ip, 34, 65535);
     ip[40] = ip[41] = ip[42] = std::byte{1};  // NOP NOP NOP
     ip[43] = std::byte{2};                    // MSS kind, last byte: no length
-    sum = (kPeerIp >> 16) + (kPeerIp & 0xFFFF) + (kOurIp >> 16) + (kOurIp & 0xFFFF) + 6 + 24;
-    for (std::size_t i = 20; i < 44; i += 2) sum += get16(ip, i);
-    put16(ip, 36, fold(sum));
+    put16(ip, 36,
+          test_frames::transport_checksum(kPeerToUsIp, test_frames::kProtocolTcp,
+                                          std::span<const std::byte>(ip).subspan(20)));
     GuardedBytes guard;
     std::byte* at = guard.place(ip);
     NetifTestRig::nic().sent.clear();

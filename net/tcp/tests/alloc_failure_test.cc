@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "kernel/async/event.h"
-#include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
+#include "kernel/hal/clock.h"
 #include "lwip/ip_addr.h"
 #include "lwip/memp.h"
 #include "lwip/pbuf.h"
@@ -33,7 +34,6 @@
 #include "net/tcp/tcp.h"
 #include "net/tcp/tests/failure_injection.h"
 #include "net/tcp/tests/loopback.h"
-#include "platform/hal/clock.h"
 
 namespace starling::net::testing {
 namespace {
@@ -103,7 +103,7 @@ Task<void> udp_echo_three(std::uint16_t port) {
   UdpPcb server;
   if (server.pcb == nullptr) co_return Unexpected(Error::kNoMemory);
   if (err_t e = udp_bind(server.pcb, IP4_ADDR_ANY, port); e != ERR_OK) {
-    co_return Unexpected(to_error(e));
+    co_return Unexpected(from_lwip_error(e));
   }
   udp_recv(server.pcb, udp_echo_recv, nullptr);
   UdpPcb client_pcb;
@@ -120,7 +120,7 @@ Task<void> udp_echo_three(std::uint16_t port) {
     (void)pbuf_take(p, data.data(), static_cast<u16_t>(data.size()));
     const err_t e = udp_sendto(client_pcb.pcb, p, &server_ip, port);
     pbuf_free(p);
-    if (e != ERR_OK) co_return Unexpected(to_error(e));
+    if (e != ERR_OK) co_return Unexpected(from_lwip_error(e));
     while (client.got.size() <= i) {
       client.arrived.reset();
       Result<void> w = co_await async::with_timeout(client.arrived.wait(), 300 * kMillisecond);
@@ -280,9 +280,9 @@ struct Sweep {
   std::vector<Outcome> outcomes;
 };
 
-class AllocFailureTest : public ::testing::Test {
+class AllocFailureTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  AllocFailureTest() : arena_(std::size_t{16} << 20), frames_(arena_), use_frames_(frames_) {
+  AllocFailureTest() : RuntimeFixture(std::size_t{16} << 20) {
     set_lwip_clock_speed(kClockSpeed);
     init_lwip_once();
   }
@@ -367,11 +367,6 @@ class AllocFailureTest : public ::testing::Test {
     }
     std::printf("\n");
   }
-
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
 };
 
 TEST_F(AllocFailureTest, EveryMempAllocationFailsInTurn) {

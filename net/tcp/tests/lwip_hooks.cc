@@ -7,11 +7,11 @@
 #include <random>
 #include <span>
 
+#include "kernel/hal/clock.h"
 #include "kernel/lib/siphash.h"
 #include "lwip/sys.h"
 #include "net/lwip/arch/hooks.h"
 #include "net/tcp/tests/loopback.h"
-#include "platform/hal/clock.h"
 
 extern "C" void starling_lwip_assert(const char* message, const char* file, int line) {
   std::fprintf(stderr, "lwIP assertion failed: %s at %s:%d\n", message, file, line);

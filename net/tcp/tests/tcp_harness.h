@@ -5,30 +5,26 @@
 
 #include <cstddef>
 #include <utility>
-#include <vector>
 
-#include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
+#include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
 #include "net/tcp/tcp.h"
 #include "net/tcp/tests/loopback.h"
 
 namespace starling::net::testing {
 
-inline constexpr TcpEndpoint kServer(std::uint16_t port) {
+inline constexpr Endpoint kServer(std::uint16_t port) {
   return {ipv4(kLoopbackIp[0], kLoopbackIp[1], kLoopbackIp[2], kLoopbackIp[3]), port};
 }
 
 // Own frame arena and executor per test; lwIP (process-wide) pumped by a
 // task while the body runs. After the body, lwIP runs a little longer so
 // closes settle; then no connection slot and no frame may be left.
-class TcpTest : public ::testing::Test {
+class TcpTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
-  TcpTest() : arena_(std::size_t{64} << 20), frames_(arena_), use_frames_(frames_) {
-    init_lwip_once();
-  }
+  TcpTest() : RuntimeFixture(std::size_t{64} << 20) { init_lwip_once(); }
   void TearDown() override {
     set_tcp_pool_limit_for_testing(0);
     EXPECT_EQ(tcp_stats().connections_in_use, 0u) << "a connection slot leaked";
@@ -47,11 +43,6 @@ class TcpTest : public ::testing::Test {
     Result<void> r = executor_.block_on(harness(std::move(body)));
     return r;
   }
-
-  std::vector<std::byte> arena_;
-  async::FrameAllocator frames_;
-  async::ScopedFrameAllocator use_frames_;
-  async::Executor executor_;
 };
 
 }  // namespace starling::net::testing

@@ -175,7 +175,7 @@ TEST_F(TcpTest, ReadTimeoutLeavesStreamUsable) {
     EXPECT_EQ(r.value_or(0), 2u);
     EXPECT_EQ(buf[0], std::byte{'h'});
     EXPECT_EQ(s->peer().port, c->local().port);
-    EXPECT_EQ(s->peer().ip, kServer(0).ip);
+    EXPECT_EQ(s->peer().address, kServer(0).address);
     EXPECT_EQ(c->peer().port, 7004);
     co_return {};
   };

@@ -10,7 +10,7 @@
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
-#include "platform/hal/clock.h"
+#include "kernel/hal/clock.h"
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
-#include "platform/hal/clock.h"
-#include "platform/hal/interrupts.h"
+#include "kernel/hal/clock.h"
+#include "kernel/hal/interrupts.h"
 
 namespace {
 

@@ -1,0 +1,31 @@
+#ifndef STARLING_KERNEL_HAL_ENTROPY_H_
+#define STARLING_KERNEL_HAL_ENTROPY_H_
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "kernel/lib/result.h"
+
+// Entropy: random bytes an attacker cannot predict, from the board's own
+// source, for keys (TCP initial sequence numbers, lwIP's random numbers).
+// Every board package defines both functions:
+//   qemu_virt  virtio-rng (`-device virtio-rng-device`, which run_qemu.sh adds)
+//   star64     the JH7110's TRNG (drivers/trng), polled
+//   host       getrandom(2)
+// A board without a source says so through kUnsupported, and the caller
+// must say so to the user (console, metrics): never a silent fallback.
+namespace starling::hal {
+
+// Fills `out` completely. kUnsupported: the board has no entropy source;
+// kNotFound: it has one, but the device is absent (QEMU started without
+// virtio-rng); kTimedOut / kDeviceError: the source stopped answering.
+Result<void> fill_entropy(std::span<std::byte> out);
+
+// What fill_entropy() reads from, for the console and the metrics
+// ("virtio-rng", "getrandom", "none").
+std::string_view entropy_source();
+
+}  // namespace starling::hal
+
+#endif  // STARLING_KERNEL_HAL_ENTROPY_H_

@@ -1,0 +1,117 @@
+#ifndef STARLING_KERNEL_HAL_NIC_H_
+#define STARLING_KERNEL_HAL_NIC_H_
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kernel/lib/result.h"
+
+// A network interface as the network stack sees it: batches of Ethernet
+// frames in and out, the MAC address, the link, counters, and a way to sleep
+// until there is work.
+//
+// Hot path = direct calls on the concrete driver the board picks (virtio::Net
+// on QEMU, a DWMAC driver on the Star64): no virtual dispatch per frame. The
+// `hal::Nic` concept below is the contract each driver is checked against at
+// compile time; the board exposes its driver's concrete type.
+//
+// RX is zero-copy. receive() hands out frames that sit in the driver's own
+// DMA buffers (RxFrame: payload span + handle). The stack keeps them as long
+// as it likes (an lwIP custom pbuf wraps one) and gives each back with
+// release(handle), which re-posts the buffer to the device. A buffer never
+// given back is a buffer the device can no longer fill: the driver counts
+// frames it had to drop for want of posted buffers.
+//
+// TX copies once: transmit() copies each frame into a driver DMA buffer and
+// hands it to the device. transmit_gather() does the same for one frame
+// given as fragments (an lwIP pbuf chain: headers in one pbuf, the payload
+// in the caller's own memory), copying each fragment straight into the DMA
+// buffer behind the driver's header: no gather into a scratch frame first.
+// Both copy synchronously: once they return, the caller's memory is free
+// again (what lets a UDP send point a PBUF_REF at the application's span).
+// When the device ring is full transmit() accepts fewer frames than offered
+// (possibly none), transmit_gather() returns kBusy having written nothing,
+// and the caller waits (wait_for_work()) for room: backpressure is a value,
+// never a silent drop.
+//
+// No call allocates from the heap; errors are Result values.
+namespace starling::hal {
+
+struct MacAddress {
+  std::array<std::uint8_t, 6> bytes{};
+  friend bool operator==(const MacAddress&, const MacAddress&) = default;
+};
+
+enum class LinkState : std::uint8_t { kDown, kUp };
+
+// Counters since the driver started. "errors" are things the device did
+// wrong (a used-ring id not outstanding, a length beyond the buffer): counted,
+// the buffer re-posted, the value never trusted.
+struct NicStats {
+  std::uint64_t rx_frames = 0;
+  std::uint64_t rx_bytes = 0;   // Ethernet bytes, headers included, no FCS
+  std::uint64_t rx_drops = 0;   // frames given up (too short, no buffer)
+  std::uint64_t rx_errors = 0;  // device misbehaviour on the RX queue
+  std::uint64_t tx_frames = 0;
+  std::uint64_t tx_bytes = 0;
+  std::uint64_t tx_drops = 0;   // frames lost after acceptance (device reset)
+  std::uint64_t tx_errors = 0;  // device misbehaviour on the TX queue
+  std::uint64_t tx_busy = 0;    // transmit() calls that found the ring full
+  std::uint64_t interrupts = 0;
+  std::uint64_t config_changes = 0;
+  std::uint64_t resets = 0;            // device asked for a reset and got one
+  std::uint64_t config_unsettled = 0;  // config reads given up: the device kept changing it
+};
+
+// Which driver buffer a received frame lives in; give it back with release().
+using RxHandle = std::uint32_t;
+
+// A received frame: `data` is the Ethernet frame (destination MAC first),
+// inside the driver's buffer, valid until release(handle).
+struct RxFrame {
+  std::span<std::byte> data;
+  RxHandle handle = 0;
+};
+
+// Largest Ethernet frame (no FCS, one VLAN tag) every driver accepts.
+inline constexpr std::size_t kMaxFrameBytes = 1518;
+
+// One piece of a frame for transmit_gather(): the frame is the fragments'
+// bytes back to back. Empty fragments are allowed (and contribute nothing).
+using TxFragment = std::span<const std::byte>;
+
+// What a NIC driver provides. `wait_for_work()` returns an awaitable
+// (typically async::Task<void>) that completes when received frames, room in
+// the TX ring or a link change may be waiting; it may complete spuriously.
+template <typename N>
+concept Nic =
+    requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
+             std::span<const RxHandle> handles, std::span<const std::span<const std::byte>> tx,
+             std::span<const TxFragment> fragments) {
+      // Up to rx.size() received frames, fills rx front to back; never waits.
+      { nic.receive(rx) } -> std::same_as<std::size_t>;
+      // Gives buffers back to the device. kInvalidArgument (counted as nothing
+      // else) for a handle that is not out with the stack.
+      { nic.release(handle) } -> std::same_as<Result<void>>;
+      { nic.release(handles) } -> std::same_as<Result<void>>;
+      // Copies frames (each <= kMaxFrameBytes) into the TX ring in order; how
+      // many were accepted, kBusy if none fit, kInvalidArgument for a frame too
+      // long or empty (no frame from it on is sent).
+      { nic.transmit(tx) } -> std::same_as<Result<std::size_t>>;
+      // One frame from `fragments`, each copied once, straight into a TX DMA
+      // buffer. kBusy (counted in tx_busy) if the ring is full: nothing
+      // written, nothing posted; kInvalidArgument if the fragments total 0 or
+      // more than kMaxFrameBytes bytes.
+      { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
+      { cnic.mac() } -> std::same_as<MacAddress>;
+      { cnic.link() } -> std::same_as<LinkState>;
+      { cnic.stats() } -> std::same_as<const NicStats&>;
+      nic.wait_for_work();
+    };
+
+}  // namespace starling::hal
+
+#endif  // STARLING_KERNEL_HAL_NIC_H_

@@ -1,0 +1,107 @@
+#include "platform/network.h"
+
+#include <optional>
+
+#include "kernel/async/timeout.h"
+#include "kernel/boot/memory.h"
+#include "kernel/console/console.h"
+#include "kernel/fdt/chosen.h"
+#include "kernel/fdt/device_tree.h"
+#include "kernel/mem/address.h"
+#include "net/port/random.h"
+
+namespace starling::board {
+namespace {
+
+using console::print;
+
+void print_ip(std::uint32_t address) {
+  char text[16];
+  print(std::string_view(text, net::format_ipv4(address, text)));
+}
+
+int prefix_length(std::uint32_t mask) {
+  int n = 0;
+  while (mask & 0x8000'0000u) {
+    ++n;
+    mask <<= 1;
+  }
+  return n;
+}
+
+void print_failure(std::string_view app, std::string_view what, Error error) {
+  print(app);
+  print(": FAIL ");
+  print(what);
+  print(": ");
+  print(error_name(error));
+  print("\n");
+}
+
+std::string_view read_bootargs(const BootInfo& boot) {
+  auto tree = fdt::DeviceTree::open(mem::to_pointer(boot.dtb), fdt::kMaxFirmwareTreeBytes);
+  if (!tree.ok()) return {};
+  auto chosen = fdt::read_chosen(*tree);
+  if (!chosen.ok() || !chosen->bootargs) return {};
+  return *chosen->bootargs;
+}
+
+}  // namespace
+
+async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot,
+                                      async::Scope& scope) {
+  Network network;
+  network.bootargs = read_bootargs(boot);
+  network.ip = net::kQemuUserDefault;
+  if (!network.bootargs.empty()) {
+    const auto parsed = net::parse_bootargs(network.bootargs);
+    if (parsed.error != net::IpConfigError::kNone) {
+      print(app);
+      print(": ignoring bootargs ip=: ");
+      print(net::ip_config_error_text(parsed.error));
+      print("; using the default\n");
+    } else {
+      network.ip = parsed.config;
+    }
+  }
+
+  auto nic = board::nic(boot::page_allocator());
+  if (!nic.ok()) {
+    print_failure(app, "no NIC", nic.error());
+    co_return Unexpected(nic.error());
+  }
+  // One network per image: the netif outlives every task that uses it.
+  static std::optional<Netif> netif;
+  netif.emplace(**nic);
+  if (auto ok = netif->start(network.ip); !ok.ok()) {
+    print_failure(app, "netif start", ok.error());
+    co_return Unexpected(ok.error());
+  }
+  (void)scope.spawn(netif->run());
+  if (network.ip.dhcp) {
+    print(app);
+    print(": DHCP...\n");
+  }
+  auto address = co_await async::with_timeout(netif->wait_for_address(), kAddressTimeoutNs);
+  if (!address.ok()) {
+    print_failure(app, "no address", address.error());
+    co_return Unexpected(address.error());
+  }
+  print(app);
+  print(": address ");
+  print_ip(netif->address());
+  print("/");
+  console::print_dec(prefix_length(netif->netmask()));
+  print(" gw ");
+  print_ip(netif->gateway());
+  print(network.ip.dhcp ? " (dhcp)\n" : " (static)\n");
+
+  print(app);
+  print(": entropy from ");
+  print(net::entropy_status().source);
+  print(net::entropy_status().ok ? "\n" : " unavailable (TCP sequence numbers predictable)\n");
+  network.netif = &*netif;
+  co_return network;
+}
+
+}  // namespace starling::board

@@ -1,0 +1,57 @@
+#ifndef STARLING_PLATFORM_NETWORK_H_
+#define STARLING_PLATFORM_NETWORK_H_
+
+#include <optional>
+#include <string_view>
+
+#include "kernel/async/scope.h"
+#include "kernel/async/task.h"
+#include "kernel/boot/app.h"
+#include "net/netif/ip_config.h"
+#include "net/netif/netif.h"
+#include "platform/nic.h"
+
+// An application's network, brought up the same way on every board: the
+// board's NIC, the netif over it, the IPv4 configuration from the kernel
+// command line (`ip=`, net/netif/ip_config.h; QEMU user networking's
+// 10.0.2.15/24 via 10.0.2.2 without one), the wait for an address and the
+// console lines that report it. So an application's main() is about its
+// service:
+//
+//   async::Scope scope;
+//   auto network = co_await board::bring_up_network("echo", boot, scope);
+//   if (!network.ok()) co_return board::kNetworkFailed;   // printed already
+//   ... serve on network->netif ...
+//
+// Console lines (APP is the name given):
+//   APP: ignoring bootargs ip=: <why>; using the default
+//   APP: DHCP...                                       (ip=dhcp)
+//   APP: address 10.0.2.15/24 gw 10.0.2.2 (static|dhcp)
+//   APP: entropy from <source>[ unavailable (...)]
+//   APP: FAIL no NIC|netif start|no address: <error>
+namespace starling::board {
+
+using Netif = net::Netif<Nic>;
+
+struct Network {
+  Netif* netif = nullptr;     // lives as long as the image
+  net::IpConfig ip;           // what the netif was started with
+  std::string_view bootargs;  // /chosen/bootargs, "" without one: the app's own settings
+};
+
+// How long bring_up_network waits for an address (static: at once; DHCP:
+// the server's answer).
+inline constexpr std::uint64_t kAddressTimeoutNs = 15'000'000'000;
+
+// The exit code of an application whose network did not come up.
+inline constexpr int kNetworkFailed = 2;
+
+// Brings the network up (once per image; the netif's task runs in `scope`,
+// which must outlive every use of the netif). On failure the console line
+// is printed and the error returned; applications exit with kNetworkFailed.
+async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot,
+                                      async::Scope& scope);
+
+}  // namespace starling::board
+
+#endif  // STARLING_PLATFORM_NETWORK_H_
