@@ -34,7 +34,7 @@ class ListLink {
   bool linked_ = false;
 };
 
-template <typename T, ListLink<T> T::*kLink>
+template <typename T, ListLink<T> T::* kLink>
 class IntrusiveList {
  public:
   IntrusiveList() noexcept = default;
