@@ -2,13 +2,16 @@
 """iperf2 client against the iperf app (lwIP's lwiperf) through hostfwd:
 
   iperf_client_test.py --launcher LAUNCHER [--timeout S] [--seconds T]
+                       [--append BOOTARGS] [--expect LINE]...
 
 Boots the image with STARLING_IPERF_TCP_PORT set to a free host port, waits
 for "iperf: ready", runs `iperf -c 127.0.0.1 -p PORT -t T -f m` (bounded by
 `timeout`), then checks: the client reports a transfer and a non-zero
 bandwidth; the guest's console shows lwiperf's "iperf: session done-server"
 report with kbit/s > 0 and a byte count matching the client's (within 5% +
-1 MiB: the client's figure is rounded to MBytes). Prints the Mb/s figures.
+1 MiB: the client's figure is rounded to MBytes), and the console has every
+--expect line (e.g. the address that --append's ip= asked for). Prints the
+Mb/s figures.
 Exit 0 on success.
 """
 import argparse
@@ -35,6 +38,8 @@ def main():
     ap.add_argument("--launcher", required=True)
     ap.add_argument("--timeout", type=int, default=90)
     ap.add_argument("--seconds", type=int, default=3)
+    ap.add_argument("--append", default="", help="kernel command line (QEMU -append)")
+    ap.add_argument("--expect", action="append", default=[], help="a console line that must appear")
     args = ap.parse_args()
 
     iperf = shutil.which("iperf")
@@ -44,7 +49,8 @@ def main():
 
     failures = []
     port = free_port()
-    guest = QemuGuest(args.launcher, args.timeout, env={"STARLING_IPERF_TCP_PORT": str(port)})
+    guest = QemuGuest(args.launcher, args.timeout, env={"STARLING_IPERF_TCP_PORT": str(port)},
+                      qemu_args=("-append", args.append) if args.append else ())
     try:
         if not guest.wait_for(READY, args.timeout):
             failures.append(f"guest never printed {READY!r}")
@@ -91,6 +97,9 @@ def main():
     for bad in ("PANIC", "FAIL"):
         if bad in text:
             failures.append(f"console shows {bad}")
+    for line in args.expect:
+        if line not in text:
+            failures.append(f"console lacks: {line}")
     print("---- console ----")
     print(text[-3000:])
     for f in failures:
