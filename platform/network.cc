@@ -1,5 +1,6 @@
 #include "platform/network.h"
 
+#include <bit>
 #include <optional>
 
 #include "kernel/async/timeout.h"
@@ -20,13 +21,9 @@ void print_ip(std::uint32_t address) {
   print(std::string_view(text, net::format_ipv4(address, text)));
 }
 
+// The leading one bits of a netmask (a contiguous mask, as the netif keeps).
 int prefix_length(std::uint32_t mask) {
-  int n = 0;
-  while (mask & 0x8000'0000u) {
-    ++n;
-    mask <<= 1;
-  }
-  return n;
+  return std::countl_one(mask);
 }
 
 void print_failure(std::string_view app, std::string_view what, Error error) {

@@ -1,10 +1,11 @@
 #ifndef STARLING_PLATFORM_NETWORK_H_
 #define STARLING_PLATFORM_NETWORK_H_
 
-#include <optional>
+#include <cstdint>
 #include <string_view>
 
 #include "kernel/async/scope.h"
+#include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
 #include "kernel/boot/app.h"
 #include "net/netif/ip_config.h"
@@ -41,7 +42,7 @@ struct Network {
 
 // How long bring_up_network waits for an address (static: at once; DHCP:
 // the server's answer).
-inline constexpr std::uint64_t kAddressTimeoutNs = 15'000'000'000;
+inline constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
 
 // The exit code of an application whose network did not come up.
 inline constexpr int kNetworkFailed = 2;

@@ -22,7 +22,7 @@ class ReadyQueue {
   std::size_t size() const noexcept { return list_.size(); }
 
   void push(PromiseBase& p) noexcept {
-    detail::check(!Link::linked(p));  // a task is woken once per suspension
+    detail::check(!p.ready_link_.linked());  // a task is woken once per suspension
     list_.push_back(p);
   }
 
@@ -32,8 +32,7 @@ class ReadyQueue {
   void remove(PromiseBase& p) noexcept { list_.remove(p); }
 
  private:
-  using Link = IntrusiveList<PromiseBase, &PromiseBase::ready_link_>;
-  Link list_;
+  IntrusiveList<PromiseBase, &PromiseBase::ready_link_> list_;
 };
 
 }  // namespace starling::async

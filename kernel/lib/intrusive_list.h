@@ -24,7 +24,6 @@ class ListLink {
   ListLink& operator=(const ListLink&) = delete;
 
   bool linked() const noexcept { return linked_; }
-  T* next() const noexcept { return next_; }
 
  private:
   template <typename U, ListLink<U> U::*>
@@ -46,7 +45,6 @@ class IntrusiveList {
   T* front() const noexcept { return head_; }
   // The element after `element` (which must be in this list), or null.
   static T* next(const T& element) noexcept { return (element.*kLink).next_; }
-  static bool linked(const T& element) noexcept { return (element.*kLink).linked_; }
 
   // `element` must not be in a list through this link.
   void push_back(T& element) noexcept {

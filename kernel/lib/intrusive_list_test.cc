@@ -72,7 +72,7 @@ TEST(IntrusiveList, OneElementInTwoListsThroughTwoLinks) {
   EXPECT_EQ(a.front(), &x);
   EXPECT_EQ(b.front(), &y);
   a.remove(x);
-  EXPECT_TRUE(ListB::linked(x));
+  EXPECT_TRUE(x.b.linked());
   EXPECT_EQ(ListB::next(y), &x);
   b.remove(x);
   b.remove(y);

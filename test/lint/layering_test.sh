@@ -13,12 +13,8 @@ checker=test/lint/layering.py
 # query_graph NAME WORKSPACE: writes NAME.graph, NAME.kinds, NAME.testonly.
 query_graph() {
   local name=$1 ws=$2 out=$TEST_TMPDIR/$1
-  local ext
-  ext=$(_outer_external)
   local repos=()
-  for repo in starling_llvm googletest uboot_tools lwip buildifier; do
-    [[ -d "$ext/$repo" ]] && repos+=("--override_repository=$repo=$ext/$repo")
-  done
+  mapfile -t repos < <(reuse_repository_flags)
   (
     cd "$ws" || exit 1
     b() { env -u TEST_TMPDIR bazel --output_base="$TEST_TMPDIR/$name.base" query \

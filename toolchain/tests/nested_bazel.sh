@@ -31,18 +31,25 @@ _deb_cache() {
   fi
 }
 
+# The --override_repository flags that let a nested Bazel reuse the pinned
+# repositories the outer build already fetched (one per line; only those
+# fetched: the nested one fetches the rest).
+reuse_repository_flags() {
+  local ext repo
+  ext=$(_outer_external)
+  for repo in starling_llvm googletest uboot_tools lwip buildifier; do
+    [[ -d "$ext/$repo" ]] && echo "--override_repository=$repo=$ext/$repo"
+  done
+  return 0
+}
+
 nested_bazel() {
   local name=$1
   shift
   local repo_flags=()
   if [[ "${1:-}" == "--reuse-repositories" ]]; then
     shift
-    local ext
-    ext=$(_outer_external)
-    for repo in starling_llvm googletest uboot_tools lwip; do
-      # Only what the outer build fetched; the nested one fetches the rest.
-      [[ -d "$ext/$repo" ]] && repo_flags+=("--override_repository=$repo=$ext/$repo")
-    done
+    mapfile -t repo_flags < <(reuse_repository_flags)
   fi
   local command=$1
   shift
