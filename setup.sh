@@ -51,6 +51,9 @@ PACKAGES=(
   # Hostile-peer tests (test/robustness:hostile_tools_*): real scanners,
   # flooders and a packet crafter (Debian's python3 gets scapy).
   nmap hping3 python3-scapy
+  # The checksum offload test turns a veth's TX checksumming off, so Linux
+  # computes (and its peer checks) what the guest left to virtio-net.
+  ethtool
   # Host headers the toolchain tests prove a riscv64 build cannot reach (linux/const.h).
   linux-libc-dev
   # The host toolchain (pinned clang) compiles tests against the host glibc and libstdc++.

@@ -115,6 +115,10 @@ constexpr std::string_view kStatsQuery = "STARLING-STATS";
 constexpr std::size_t kStatsQueryBytes = 1024;
 // A reply is never longer than this many times the query.
 constexpr std::size_t kStatsAmplification = 2;
+// The line's room: one datagram without IP fragments. A counter that does
+// not fit is left off the line (the line has grown past 1,024 bytes).
+constexpr std::size_t kStatsLineBytes = 1472;
+static_assert(kStatsLineBytes <= kStatsAmplification * kStatsQueryBytes);
 constexpr std::string_view kStatsPadReply = "STARLING-STATS pad_to=1024\n";
 static_assert(kStatsPadReply.size() <= kStatsAmplification * kStatsQuery.size());
 
@@ -130,6 +134,7 @@ struct EchoCounters {
   std::uint64_t stats_refused = 0;      // stats query from outside the stats network
   std::uint64_t stats_short = 0;        // stats query too short: told to pad
   std::uint64_t write_timeouts = 0;     // TCP echo could not write for kTcpWriteTimeoutNs
+  std::uint64_t tcp_echoed_bytes = 0;   // written back on TCP echo connections
 };
 EchoCounters g_echo;
 
@@ -196,6 +201,11 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);
   used = append_stat(line, used, cap, "netif_tx_busy_drops", ns.tx_busy_drops);
   used = append_stat(line, used, cap, "netif_tx_errors", ns.tx_errors);
+  // Checksum offload in use: lwIP leaves UDP/TCP checksums to the NIC on
+  // transmit; frames whose checksum the NIC vouched for on receive.
+  used = append_stat(line, used, cap, "netif_tx_checksum_offload",
+                     (netif.lwip_netif()->chksum_flags & NETIF_CHECKSUM_GEN_UDP) == 0 ? 1 : 0);
+  used = append_stat(line, used, cap, "netif_rx_checksum_trusted", ns.rx_checksum_trusted);
   used = append_stat(line, used, cap, "nic_rx_frames", nic.rx_frames);
   used = append_stat(line, used, cap, "nic_rx_drops", nic.rx_drops);
   used = append_stat(line, used, cap, "nic_rx_errors", nic.rx_errors);
@@ -204,6 +214,7 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "nic_tx_busy", nic.tx_busy);
   used = append_stat(line, used, cap, "udp_echoed", g_echo.echoed);
   used = append_stat(line, used, cap, "udp_echo_drops", g_echo.dropped);
+  used = append_stat(line, used, cap, "tcp_echoed_bytes", g_echo.tcp_echoed_bytes);
   used =
       append_stat(line, used, cap, "no_memory_waits", g_echo.no_memory_waits + ns.wait_no_memory);
   used = append_stat(line, used, cap, "tcp_connections_reset", g_echo.connections_reset);
@@ -276,7 +287,7 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& set
         ++g_echo.stats_refused;
         continue;
       }
-      char line[kStatsQueryBytes];
+      char line[kStatsLineBytes];
       std::size_t n = stats_line(netif, line, sizeof line);
       if (n > kStatsAmplification * datagram->data.size()) {
         ++g_echo.stats_short;
@@ -358,6 +369,7 @@ async::Task<void> tcp_echo_connection(NewConnection connection) {
       stream.abort();
       co_return {};
     }
+    g_echo.tcp_echoed_bytes += *n;
   }
   co_return stream.close();
 }

@@ -3,7 +3,7 @@
 #
 #   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
 #            [--legs echo,reflector,linux[,host]] [--rates LIST] [--samples N]
-#            [--out DIR] [--host-echo P] [--smoke]
+#            [--out DIR] [--host-echo P] [--smoke | --cost FILE]
 #   bench.sh --check-smoke-csv FILE   (only the smoke test's CSV checks)
 #   (--legs host needs --host-echo: //apps/echo:host, the host board)
 #
@@ -16,6 +16,10 @@
 # --smoke: the echo leg only, one low rate for about a second; checks the CSV
 # (header exact, 12 numeric columns, utilisation included, zero bad packets)
 # and exits non-zero otherwise. Speed is never checked.
+# --cost FILE: the cost gate's figures (bench/cost): echo (UDP and TCP) and
+# the reflector booted under -icount, each run at one fixed low rate for a
+# fixed packet count; busy guest instructions per packet written to FILE as
+# key=value lines. Any bad packet fails the run.
 # Needs root (ip netns, TAP). Namespaces are named sbe<pid>..., deleted on
 # exit whatever happens; every QEMU has a --timeout, every loadgen a bound.
 set -euo pipefail
@@ -48,6 +52,7 @@ samples=5000
 warmup=500
 cooldown=500
 smoke=0
+cost_file=""
 out="${BENCH_OUT:-/tmp/starling-bench-echo}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -61,6 +66,7 @@ while [[ $# -gt 0 ]]; do
     --samples) samples=${2:?--samples needs a number}; shift 2 ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --smoke) smoke=1; shift ;;
+    --cost) cost_file=${2:?--cost needs a file}; shift 2 ;;
     --check-smoke-csv) check_smoke_csv "${2:?--check-smoke-csv needs a file}"; exit ;;
     -h|--help) usage ;;
     *) echo "bench.sh: unknown argument '$1'" >&2; usage ;;
@@ -85,6 +91,7 @@ loadgen=$(abspath "$loadgen")
 linux_echo=$(abspath "$linux_echo")
 echo_launcher=$(abspath "$echo_launcher")
 reflector_launcher=$(abspath "$reflector_launcher")
+[[ -z "$cost_file" ]] || cost_file=$(abspath "$cost_file")
 
 if [[ $smoke -eq 1 ]]; then
   out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-smoke"
@@ -93,6 +100,11 @@ if [[ $smoke -eq 1 ]]; then
   samples=170
   warmup=20
   cooldown=20
+fi
+if [[ -n "$cost_file" ]]; then
+  [[ $smoke -eq 0 ]] || { echo "bench.sh: --smoke and --cost do not go together" >&2; exit 2; }
+  out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-cost"
+  legs="cost"
 fi
 mkdir -p "$out"
 
@@ -345,6 +357,49 @@ leg_host() {
   return $status
 }
 
+# The cost gate's runs (--cost): a fixed rate and packet count each, so the
+# figure is the per-packet path's cost, not a batch's: at 10 Mb/s (849
+# packets/s) every packet is its own wake-up. Instructions, never time.
+readonly gate_rate=10M
+readonly gate_samples=1000
+gate_run() {
+  local name="$1" ns="$2"
+  shift 2
+  local stats="$out/$name.stats" csv="$out/$name.csv" figure bad
+  rm -f "$stats"
+  if ! loadgen_in "$ns" --target "$guest_ip" "$@" --rates "$gate_rate" --samples "$gate_samples" \
+      --warmup 100 --cooldown 100 --max-seconds 60 --drain-ms 300 --stats \
+      --stats-file "$stats" >"$csv"; then
+    note "cost: $name: loadgen failed"
+    return 1
+  fi
+  bad=$(awk -F, 'NR == 2 { print $10 }' "$csv")
+  figure=$(sed -n 's/.* busy_instructions_per_packet=\([0-9.]*\).*/\1/p' "$stats" | tail -1)
+  if [[ "$bad" != 0 || -z "$figure" ]]; then
+    note "cost: $name: ${bad:-?} bad packets, busy_instructions_per_packet '${figure}'; row and stats:"
+    cat "$csv" "$stats" >&2
+    return 1
+  fi
+  echo "$name.busy_instructions_per_packet=$figure" >>"$cost_file"
+  note "cost: $name: $figure busy guest instructions per packet"
+}
+
+leg_cost() {
+  local ns="${prefix}c"
+  make_tap_ns "$ns"
+  : >"$cost_file"
+  boot_and_probe echo "$ns" "$echo_launcher" STARLING_ECHO_NETDEV "$out/echo.console.log" \
+    "${icount_args[@]}" -- --util-port 0 || return 1
+  gate_run udp_echo "$ns" --util-port 0 || return 1
+  gate_run tcp_echo "$ns" --transport tcp --port 1236 --util-port 0 || return 1
+  stop_pid "$guest_pid"
+  local raw=(--transport raw --iface tap0 --dst-mac "$guest_mac" --src-ip "$tap_ip" --util-port 0)
+  boot_and_probe reflector "$ns" "$reflector_launcher" STARLING_REFLECTOR_NETDEV \
+    "$out/reflector.console.log" "${icount_args[@]}" -- "${raw[@]}" || return 1
+  gate_run reflector "$ns" "${raw[@]}" || return 1
+  stop_pid "$guest_pid"
+}
+
 # Throughput (Mb/s) and RTT (µs) against the requested rate.
 plot() {
   local leg="$1"
@@ -389,6 +444,7 @@ IFS=, read -r -a leg_list <<<"$legs"
 for leg in "${leg_list[@]}"; do
   case "$leg" in
     echo|reflector|linux|host) ;;
+    cost) [[ -n "$cost_file" ]] || { echo "bench.sh: --legs cost: use --cost FILE" >&2; exit 2; } ;;
     *) echo "bench.sh: --legs: unknown leg '$leg' (echo, reflector, linux, host)" >&2; exit 2 ;;
   esac
   note "$leg: starting"
@@ -397,8 +453,14 @@ for leg in "${leg_list[@]}"; do
     status=1
     continue
   fi
-  [[ $smoke -eq 1 ]] || plot "$leg"
+  [[ $smoke -eq 1 || -n "$cost_file" ]] || plot "$leg"
 done
+
+if [[ -n "$cost_file" ]]; then
+  [[ $status -eq 0 ]] || exit 1
+  cat "$cost_file"
+  exit 0
+fi
 
 if [[ $smoke -eq 1 ]]; then
   cat "$out/echo.csv"

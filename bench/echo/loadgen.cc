@@ -412,6 +412,14 @@ void report_stats(const Options& o, double rate, const StatsLine& before, const 
   std::string out = "rate_bps=" + std::to_string(static_cast<std::uint64_t>(rate));
   auto packets = stats_delta(before, after, "udp_echoed");
   const char* what = "udp_echoed";
+  if (o.transport == Transport::kTcp) {
+    // Records of --size bytes echoed on the TCP echo port (one segment
+    // each at these sizes: the generator sets TCP_NODELAY).
+    packets = stats_delta(before, after, "tcp_echoed_bytes");
+    what = "tcp_echoed_records";
+    const std::uint32_t size = o.size != 0 ? o.size : 1460;
+    if (packets) *packets /= size;
+  }
   if (!packets) {
     packets = stats_delta(before, after, "reflected");
     what = "reflected";

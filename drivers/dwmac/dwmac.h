@@ -42,7 +42,10 @@
 //
 // TX copies once into the slot's 2 KiB buffer; one descriptor per frame
 // (FD|LD), IOC on each, checksum insertion (CIC = 11) when HW_FEATURE0 has
-// TX COE. Completed slots are reclaimed lazily, when transmitting.
+// TX COE. CIC = 11 computes the IPv4 header, TCP, UDP and ICMP checksums
+// whole, pseudo-header included, over whatever the fields held
+// (docs/hardware/dwmac.md §5.1), so enable_tx_checksum_offload() tells the stack to
+// leave all four out. Completed slots are reclaimed lazily, when transmitting.
 //
 // Interrupts (DMA channel 0, NIE|AIE|FBEE always; RIE only while sleeping,
 // TIE only while sleeping on a full TX ring): interrupt() only signals;
@@ -132,6 +135,14 @@ class Dwmac : public nic::RingDriver<Dwmac> {
   // hal::Nic. transmit(), transmit_gather() and release() are the shared
   // ring policy (drivers/nic/ring_driver.h).
   std::size_t receive(std::span<hal::RxFrame> out);
+  // CIC = 11 is set on every frame whether or not this is called: over
+  // checksums the stack computed it changes nothing.
+  hal::TxChecksumOffload enable_tx_checksum_offload() const {
+    return {.ipv4_header = tx_checksum_,
+            .udp = tx_checksum_,
+            .tcp = tx_checksum_,
+            .icmp = tx_checksum_};
+  }
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_.up ? hal::LinkState::kUp : hal::LinkState::kDown; }
   const hal::NicStats& stats() const { return stats_; }

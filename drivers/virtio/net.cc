@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "drivers/irq/irq.h"
+#include "drivers/nic/partial_checksum.h"
 #include "drivers/virtio/barrier.h"
 #include "drivers/virtio/transport.h"
 #include "kernel/console/console.h"
@@ -15,6 +16,19 @@ namespace {
 constexpr std::uint32_t kConfigMac = 0;
 constexpr std::uint32_t kConfigStatus = 6;
 constexpr std::uint16_t kLinkUp = 1;
+
+// virtio_net_hdr (§5.1.6): flags u8, gso_type u8, hdr_len, gso_size,
+// csum_start, csum_offset (le16 each), then num_buffers with VERSION_1.
+constexpr std::uint32_t kHdrFlags = 0;
+constexpr std::uint32_t kHdrCsumStart = 6;
+constexpr std::uint32_t kHdrCsumOffset = 8;
+constexpr std::uint8_t kHdrNeedsCsum = 1;
+constexpr std::uint8_t kHdrDataValid = 2;
+
+void put_le16(std::byte* at, std::uint16_t value) {
+  at[0] = static_cast<std::byte>(value);
+  at[1] = static_cast<std::byte>(value >> 8);
+}
 
 constexpr std::uint32_t kRxQueue = 0;
 constexpr std::uint32_t kTxQueue = 1;
@@ -70,7 +84,8 @@ Result<void> Net::allocate(mem::PageAllocator& pages, QueueMemory* memory) {
 // virtio 1.1 §3.1.1, in order.
 Result<void> Net::start_device() {
   if (auto ok = reset_and_acknowledge(device_); !ok.ok()) return ok;
-  if (auto ok = negotiate(device_, legacy_, kFeatureMac | kFeatureStatus, &features_); !ok.ok()) {
+  constexpr std::uint64_t kWanted = kFeatureCsum | kFeatureGuestCsum | kFeatureMac | kFeatureStatus;
+  if (auto ok = negotiate(device_, legacy_, kWanted, &features_); !ok.ok()) {
     return ok;
   }
 
@@ -205,8 +220,14 @@ std::size_t Net::receive(std::span<hal::RxFrame> out) {
       continue;
     }
     const std::uint32_t frame_bytes = done->len - header_bytes_;
-    out[count++] = hal::RxFrame{.data = rx_.buffer(done->id).subspan(header_bytes_, frame_bytes),
-                                .handle = done->id};
+    const std::span<std::byte> buffer = rx_.buffer(done->id);
+    // Only a device that negotiated GUEST_CSUM may set these (§5.1.6.4).
+    const bool vouched =
+        (features_ & kFeatureGuestCsum) != 0 &&
+        (static_cast<std::uint8_t>(buffer[kHdrFlags]) & (kHdrDataValid | kHdrNeedsCsum)) != 0;
+    out[count++] = hal::RxFrame{.data = buffer.subspan(header_bytes_, frame_bytes),
+                                .handle = done->id,
+                                .checksum_verified = vouched};
     ++stats_.rx_frames;
     stats_.rx_bytes += frame_bytes;
   }
@@ -252,8 +273,18 @@ void Net::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t byte
   const std::uintptr_t natural =
       reinterpret_cast<std::uintptr_t>(buffer) + header_bytes_ + before_largest;
   const auto offset = static_cast<std::uint32_t>((largest_source - natural) % kTxAlignment);
-  std::memset(buffer + offset, 0, header_bytes_);  // no offloads: an all-zero header
-  nic::copy_fragments(buffer + offset + header_bytes_, fragments);
+  std::byte* header = buffer + offset;
+  std::memset(header, 0, header_bytes_);
+  nic::copy_fragments(header + header_bytes_, fragments);
+  if (tx_checksum_offload().udp) {
+    // lwIP left the TCP/UDP checksum to us (enable_tx_checksum_offload()).
+    if (auto partial =
+            nic::prepare_partial_checksum(std::span<std::byte>(header + header_bytes_, bytes))) {
+      header[kHdrFlags] = static_cast<std::byte>(kHdrNeedsCsum);
+      put_le16(header + kHdrCsumStart, partial->start);
+      put_le16(header + kHdrCsumOffset, partial->offset);
+    }
+  }
   (void)tx_.post(id, header_bytes_ + bytes, offset);  // id is held, it fits: cannot fail
   ++stats_.tx_frames;
   stats_.tx_bytes += bytes;

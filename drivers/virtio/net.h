@@ -19,7 +19,19 @@
 // offered, FEATURES_OK checked; every buffer carries the 12-byte
 // virtio_net_hdr. Legacy (version 1, QEMU's default): MAC and STATUS, no
 // FEATURES_OK step, rings given by page number, a 10-byte header. Neither
-// takes checksum offload, MRG_RXBUF or EVENT_IDX: one whole frame per buffer.
+// takes MRG_RXBUF, EVENT_IDX or any segmentation offload: one whole frame
+// per buffer.
+//
+// Checksum offload, when the device offers it (QEMU does with a TAP backend
+// that has vnet headers, not with user networking): CSUM, the device
+// completes TCP/UDP checksums of the frames we send (fill_tx leaves the
+// pseudo-header sum and sets NEEDS_CSUM, drivers/nic/partial_checksum.h; the
+// netif turns lwIP's GEN_UDP/GEN_TCP off through
+// enable_tx_checksum_offload(); until then frames go exactly as given);
+// GUEST_CSUM, the device marks received frames whose checksum it vouches
+// for (DATA_VALID, or NEEDS_CSUM: a host stack's packet that was never
+// checksummed because it never crossed a wire), reported as
+// RxFrame::checksum_verified; the netif skips lwIP's check for those only.
 //
 // Memory (page allocator, once, kept across device resets): per queue three
 // pages of rings laid out as legacy requires and modern accepts
@@ -42,8 +54,10 @@ class Net : public nic::RingDriver<Net> {
  public:
   static constexpr std::uint16_t kQueueSize = SplitQueue::kMaxSize;
   static constexpr std::uint32_t kBufferBytes = 2048;
-  static constexpr std::uint32_t kHeaderBytes = 12;        // virtio_net_hdr with VERSION_1
-  static constexpr std::uint32_t kLegacyHeaderBytes = 10;  // ... without (and no MRG_RXBUF)
+  static constexpr std::uint32_t kHeaderBytes = 12;               // virtio_net_hdr with VERSION_1
+  static constexpr std::uint32_t kLegacyHeaderBytes = 10;         // ... without (and no MRG_RXBUF)
+  static constexpr std::uint64_t kFeatureCsum = feature(0);       // device completes TX checksums
+  static constexpr std::uint64_t kFeatureGuestCsum = feature(1);  // device vouches for RX checksums
   static constexpr std::uint64_t kFeatureMac = feature(5);
   // TX frames start up to kTxAlignment - 1 bytes into their buffer (fill_tx).
   static constexpr std::uint32_t kTxAlignment = 8;
@@ -73,6 +87,14 @@ class Net : public nic::RingDriver<Net> {
   // ring policy (drivers/nic/ring_driver.h); each frame is copied once into
   // its TX buffer right after the zeroed virtio_net_hdr (12 or 10 bytes).
   std::size_t receive(std::span<hal::RxFrame> out);
+  hal::TxChecksumOffload enable_tx_checksum_offload() {
+    tx_checksum_ = true;
+    return tx_checksum_offload();
+  }
+  hal::TxChecksumOffload tx_checksum_offload() const {
+    const bool on = tx_checksum_ && (features_ & kFeatureCsum) != 0;
+    return {.udp = on, .tcp = on};
+  }
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_; }
   const hal::NicStats& stats() const { return stats_; }
@@ -103,7 +125,8 @@ class Net : public nic::RingDriver<Net> {
   friend class nic::RingDriver<Net>;
   void reclaim_tx();
   bool tx_full() const { return tx_.free_count() == 0; }
-  // Zeroed header, then the fragments (`bytes` in all, already checked to
+  // The header (NEEDS_CSUM and where, with CSUM taken and a TCP/UDP frame;
+  // else all zero), then the fragments (`bytes` in all, already checked to
   // fit), into a free TX buffer, posted (not yet published).
   void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
   void start_tx();
@@ -123,7 +146,8 @@ class Net : public nic::RingDriver<Net> {
   QueueMemory tx_memory_;
   SplitQueue rx_;
   SplitQueue tx_;
-  bool rx_posted_ = false;  // posted since the last publish
+  bool rx_posted_ = false;    // posted since the last publish
+  bool tx_checksum_ = false;  // enable_tx_checksum_offload() was called
   hal::MacAddress mac_;
   hal::LinkState link_ = hal::LinkState::kDown;
   hal::NicStats stats_;

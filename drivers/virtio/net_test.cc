@@ -35,8 +35,9 @@ using NetTest = testing::NetRig;
 
 TEST_F(NetTest, NegotiatesModernFeaturesAndPostsEveryRxBuffer) {
   ASSERT_TRUE(init().ok());
-  // CSUM and MRG_RXBUF are offered but not implemented: not taken.
-  EXPECT_EQ(device_.driver_features, kFeatureVersion1 | Net::kFeatureMac | Net::kFeatureStatus);
+  // MRG_RXBUF is offered but not implemented: not taken.
+  EXPECT_EQ(device_.driver_features, kFeatureVersion1 | Net::kFeatureCsum | Net::kFeatureGuestCsum |
+                                         Net::kFeatureMac | Net::kFeatureStatus);
   EXPECT_EQ(device_.status,
             kStatusAcknowledge | kStatusDriver | kStatusFeaturesOk | kStatusDriverOk);
   EXPECT_EQ(net_.rx_queue_size(), 256);
@@ -59,7 +60,8 @@ TEST_F(NetTest, LegacyDeviceWorks) {
   device_.version = kVersionLegacy;
   ASSERT_TRUE(init().ok());
   EXPECT_TRUE(net_.legacy());
-  EXPECT_EQ(device_.driver_features, Net::kFeatureMac | Net::kFeatureStatus);
+  EXPECT_EQ(device_.driver_features,
+            Net::kFeatureCsum | Net::kFeatureGuestCsum | Net::kFeatureMac | Net::kFeatureStatus);
   EXPECT_EQ(device_.status, kStatusAcknowledge | kStatusDriver | kStatusDriverOk);
   EXPECT_EQ(device_.guest_page_size, 4096u);
   EXPECT_EQ(device_.header_bytes(), 10u);

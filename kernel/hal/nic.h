@@ -71,9 +71,26 @@ using RxHandle = std::uint32_t;
 
 // A received frame: `data` is the Ethernet frame (destination MAC first),
 // inside the driver's buffer, valid until release(handle).
+// `checksum_verified`: the device vouches for this frame's TCP/UDP checksum
+// (virtio-net DATA_VALID, or NEEDS_CSUM from a host stack that never put
+// it on a wire), so the stack need not check it again; false means nothing
+// was vouched for and the stack checks it in software.
 struct RxFrame {
   std::span<std::byte> data;
   RxHandle handle = 0;
+  bool checksum_verified = false;
+};
+
+// Checksums a NIC computes itself on transmit (the stack leaves them out:
+// lwIP's per-netif checksum control). A NIC that fills in a checksum the
+// stack has already computed (a DWMAC inserting over software sums) says
+// so here only if it computes it whole, pseudo-header included.
+struct TxChecksumOffload {
+  bool ipv4_header = false;
+  bool udp = false;  // over IPv4
+  bool tcp = false;  // over IPv4
+  bool icmp = false;
+  friend bool operator==(const TxChecksumOffload&, const TxChecksumOffload&) = default;
 };
 
 // Largest Ethernet frame (no FCS, one VLAN tag) every driver accepts.
@@ -106,6 +123,11 @@ concept Nic =
       // written, nothing posted; kInvalidArgument if the fragments total 0 or
       // more than kMaxFrameBytes bytes.
       { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
+      // Turns on the transmit checksums the NIC can compute and says which;
+      // from then on the stack leaves those out of every frame it sends.
+      // Until called, the NIC computes none (a raw sender such as
+      // apps/reflector sends frames exactly as given).
+      { nic.enable_tx_checksum_offload() } -> std::same_as<TxChecksumOffload>;
       { cnic.mac() } -> std::same_as<MacAddress>;
       { cnic.link() } -> std::same_as<LinkState>;
       { cnic.stats() } -> std::same_as<const NicStats&>;

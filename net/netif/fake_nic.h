@@ -29,11 +29,14 @@ class FakeNic {
 
   // Queues a frame for receive(); false when every buffer is taken (the
   // device would drop it).
-  bool inject(std::span<const std::byte> frame) {
+  // `checksum_verified`: the frame comes out marked as one whose TCP/UDP
+  // checksum the device vouched for (virtio-net DATA_VALID).
+  bool inject(std::span<const std::byte> frame, bool checksum_verified = false) {
     for (std::size_t i = 0; i < kBuffers; ++i) {
       if (state_[i] != State::kFree) continue;
       std::memcpy(buffers_[i].data(), frame.data(), frame.size());
       lengths_[i] = frame.size();
+      verified_[i] = checksum_verified;
       state_[i] = State::kFilled;
       filled_.push_back(static_cast<hal::RxHandle>(i));
       work_.set();
@@ -49,7 +52,9 @@ class FakeNic {
       const hal::RxHandle h = filled_.front();
       filled_.pop_front();
       state_[h] = State::kWithStack;
-      out[n++] = hal::RxFrame{.data = std::span(buffers_[h].data(), lengths_[h]), .handle = h};
+      out[n++] = hal::RxFrame{.data = std::span(buffers_[h].data(), lengths_[h]),
+                              .handle = h,
+                              .checksum_verified = verified_[h]};
       ++stats_.rx_frames;
     }
     return n;
@@ -104,6 +109,7 @@ class FakeNic {
     work_.set();
     return {};
   }
+  hal::TxChecksumOffload enable_tx_checksum_offload() { return tx_offload; }
   hal::MacAddress mac() const { return hal::MacAddress{{0x52, 0x54, 0x00, 0x12, 0x34, 0x56}}; }
   hal::LinkState link() const { return link_state; }
   const hal::NicStats& stats() const { return stats_; }
@@ -127,6 +133,7 @@ class FakeNic {
   std::uint64_t gathers = 0;
   std::uint64_t bytes_copied = 0;  // by transmit_gather(): the driver's one copy
   bool busy = false;
+  hal::TxChecksumOffload tx_offload;  // what the "device" says it computes on TX
   hal::LinkState link_state = hal::LinkState::kUp;
   std::uint64_t releases = 0;
   std::uint64_t bad_releases = 0;
@@ -135,6 +142,7 @@ class FakeNic {
   enum class State : std::uint8_t { kFree, kFilled, kWithStack };
   std::array<std::array<std::byte, hal::kMaxFrameBytes>, kBuffers> buffers_{};
   std::array<std::size_t, kBuffers> lengths_{};
+  std::array<bool, kBuffers> verified_{};
   std::array<State, kBuffers> state_{};
   std::deque<hal::RxHandle> filled_;
   hal::NicStats stats_;

@@ -49,6 +49,14 @@ constexpr FrameVerdict classify_frame(std::span<const std::byte> frame) noexcept
   return FrameVerdict::kPass;
 }
 
+// An IPv4 frame that is a fragment (more fragments, or an offset): its
+// transport checksum covers other frames too. `frame` passed classify_frame().
+constexpr bool is_ipv4_fragment(std::span<const std::byte> frame) noexcept {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(frame[i]); };
+  if (frame.size() < 14 + 20 || byte(12) != 0x08 || byte(13) != 0x00) return false;
+  return (byte(14 + 6) & 0x3F) != 0 || byte(14 + 7) != 0;
+}
+
 }  // namespace starling::net
 
 #endif  // STARLING_NET_NETIF_FRAME_FILTER_H_

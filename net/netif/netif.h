@@ -39,6 +39,10 @@
 // kept from applications, retries TCP segments a full TX ring refused, runs
 // lwIP's due timeouts, then sleeps in nic.wait_for_work() for at most the
 // time to lwIP's next timeout.
+// Checksums: what the NIC computes on transmit (enable_tx_checksum_offload())
+// lwIP leaves out, through its per-netif checksum control; a received
+// frame the NIC vouched for (RxFrame::checksum_verified) skips lwIP's
+// TCP/UDP check, every other frame gets it (input()).
 // TX (linkoutput): the pbuf chain's pieces go as fragments to
 // nic.transmit_gather(), whose copy into its DMA buffer is the only one (a
 // PBUF_REF in the chain pointing at application memory is copied from
@@ -70,6 +74,8 @@ struct NetifStats {
   std::uint64_t rx_multicast = 0;   // to a group not joined
   std::uint64_t yields = 0;         // gave the hart to other ready tasks
   std::uint64_t tx_retries = 0;     // TCP segments refused by a full ring retried (tcp_txnow)
+  std::uint64_t rx_checksum_trusted =
+      0;  // frames the NIC vouched for: lwIP's TCP/UDP check skipped
 };
 
 template <hal::Nic N, std::size_t kRxPoolSize = 256>
@@ -121,7 +127,7 @@ class Netif {
           pbuf* p = pool_.wrap(batch_[i]);
           if (p == nullptr) continue;  // counted by the pool
           ++stats_.rx_frames;
-          if (netif_.input(p, &netif_) != ERR_OK) pbuf_free(p);
+          input(p, batch_[i]);
         }
         if (n != 0 && async::Executor::current().should_yield()) {
           ++stats_.yields;
@@ -191,6 +197,22 @@ class Netif {
  private:
   static Netif& self(struct netif* n) noexcept { return *static_cast<Netif*>(n->state); }
 
+  // lwIP processes a frame synchronously, so the per-netif checksum flags
+  // in force during netif_.input() apply to that frame alone: a frame the
+  // device vouched for is input with lwIP's TCP/UDP checks off, every other
+  // frame with them on (lwIP checks it and drops a bad one, counted in its
+  // udp/tcp chkerr). Not for an IP fragment: the reassembled datagram's
+  // checksum covers frames the device said nothing about.
+  void input(pbuf* p, const hal::RxFrame& frame) noexcept {
+    const bool trusted = frame.checksum_verified && !is_ipv4_fragment(frame.data);
+    if (trusted) {
+      ++stats_.rx_checksum_trusted;
+      NETIF_SET_CHECKSUM_CTRL(&netif_, checksum_flags_ & ~kTrustedChecks);
+    }
+    if (netif_.input(p, &netif_) != ERR_OK) pbuf_free(p);
+    if (trusted) NETIF_SET_CHECKSUM_CTRL(&netif_, checksum_flags_);
+  }
+
   bool admit(std::span<const std::byte> frame) noexcept {
     switch (classify_frame(frame)) {
       case FrameVerdict::kPass:
@@ -220,6 +242,16 @@ class Netif {
     n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
     n->output = &etharp_output;
     n->linkoutput = &link_output;
+    // What the NIC computes on transmit, lwIP leaves out; it checks
+    // everything it receives unless input() says otherwise.
+    const hal::TxChecksumOffload tx = me.nic_->enable_tx_checksum_offload();
+    std::uint16_t flags = NETIF_CHECKSUM_ENABLE_ALL;
+    if (tx.ipv4_header) flags &= ~NETIF_CHECKSUM_GEN_IP;
+    if (tx.udp) flags &= ~NETIF_CHECKSUM_GEN_UDP;
+    if (tx.tcp) flags &= ~NETIF_CHECKSUM_GEN_TCP;
+    if (tx.icmp) flags &= ~NETIF_CHECKSUM_GEN_ICMP;
+    me.checksum_flags_ = flags;
+    NETIF_SET_CHECKSUM_CTRL(n, flags);
     return ERR_OK;
   }
 
@@ -280,6 +312,11 @@ class Netif {
   NetifStats stats_;
   bool dhcp_ = false;
   bool tx_blocked_ = false;  // a frame was refused for a full TX ring
+  // lwIP's checksum flags for this netif (init_function), and the checks a
+  // frame the device vouched for skips.
+  std::uint16_t checksum_flags_ = NETIF_CHECKSUM_ENABLE_ALL;
+  static constexpr std::uint16_t kTrustedChecks =
+      NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP;
 };
 
 }  // namespace starling::net

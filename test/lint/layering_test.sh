@@ -52,9 +52,7 @@ fi
 
 # The scratch workspace: the tracked files, two bad edges.
 scratch=$TEST_TMPDIR/scratch
-mkdir -p "$scratch"
-(cd "$NESTED_WORKSPACE" && git ls-files -z --cached --others --exclude-standard 2>/dev/null || find . -path ./bazel-\* -prune -o -type f -print0) |
-  (cd "$NESTED_WORKSPACE" && xargs -0 cp --parents -t "$scratch")
+scratch_copy "$scratch"
 python3 - "$scratch" <<'PY'
 import sys
 root = sys.argv[1]

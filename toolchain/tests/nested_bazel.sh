@@ -43,6 +43,17 @@ reuse_repository_flags() {
   return 0
 }
 
+# A scratch copy of the workspace's files (git's tracked and untracked but
+# not ignored ones; everything outside bazel-* without git) in DIR, for a
+# test that breaks something on purpose and shows a check catch it.
+#   scratch_copy DIR
+scratch_copy() {
+  mkdir -p "$1"
+  (cd "$NESTED_WORKSPACE" && git ls-files -z --cached --others --exclude-standard 2>/dev/null ||
+    find . -path ./bazel-\* -prune -o -type f -print0) |
+    (cd "$NESTED_WORKSPACE" && xargs -0 cp --parents -t "$1")
+}
+
 nested_bazel() {
   local name=$1
   shift

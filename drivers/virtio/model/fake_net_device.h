@@ -23,8 +23,10 @@ namespace starling::virtio::testing {
 
 class FakeNetDevice final : public mmio::RegisterBus {
  public:
-  static constexpr std::uint64_t kOffered = feature(0) | feature(5) | feature(16) | feature(15) |
-                                            kFeatureVersion1;  // CSUM, MAC, STATUS, MRG_RXBUF
+  // CSUM, GUEST_CSUM, MAC, STATUS, MRG_RXBUF: what QEMU offers with a TAP
+  // backend (MRG_RXBUF is not taken).
+  static constexpr std::uint64_t kOffered =
+      feature(0) | feature(1) | feature(5) | feature(16) | feature(15) | kFeatureVersion1;
 
   std::uint32_t version = kVersionModern;
   std::uint64_t offered = kOffered;
@@ -46,9 +48,10 @@ class FakeNetDevice final : public mmio::RegisterBus {
 
   std::optional<FakeQueueDevice>& queue(unsigned i) { return devices_[i]; }
 
-  // A frame from the wire: into the next posted RX buffer behind a zero
-  // header, or dropped if none is posted.
-  bool deliver(std::span<const std::byte> frame) {
+  // A frame from the wire: into the next posted RX buffer behind a header
+  // whose flags byte is `header_flags` (0, or DATA_VALID = 2 / NEEDS_CSUM = 1
+  // as a device with GUEST_CSUM sets them), or dropped if none is posted.
+  bool deliver(std::span<const std::byte> frame, std::uint8_t header_flags = 0) {
     auto& rx = devices_[0];
     if (!rx || rx->pending() == 0) {
       ++rx_dropped_no_buffer;
@@ -56,6 +59,7 @@ class FakeNetDevice final : public mmio::RegisterBus {
     }
     std::vector<std::byte> bytes(header_bytes() + frame.size());
     std::memcpy(bytes.data() + header_bytes(), frame.data(), frame.size());
+    bytes[0] = std::byte{header_flags};
     const auto before = rx->interrupts();
     rx->deliver_rx(bytes);
     if (rx->interrupts() != before) raise(kInterruptUsedRing);

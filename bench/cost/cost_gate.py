@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""The cost gate: what a packet costs and what each image weighs, against budgets.
+
+Figures (docs/benchmarks.md, "The cost gate"):
+  <leg>.busy_instructions_per_packet  guest instructions retired while busy per
+      packet, under QEMU -icount shift=0, at one fixed low rate and packet
+      count (bench/echo/bench.sh --cost): udp_echo (1472-byte datagrams),
+      tcp_echo (1460-byte records), reflector (1472-byte frames).
+  size.<image>.<section>  bytes of .text, .rodata, .data, .bss in each image's
+      ELF (sections as the board's linker script names them).
+
+Budgets and margins live in one checked-in file (bench/cost/budgets.txt). A
+figure more than its margin over its budget fails the check with a table of
+budget against measured and the command that rewrites the file; a figure
+well under its budget is reported (lower the budget so the next regression
+is caught from there), never failed.
+
+  cost_gate.py check   --budgets F [--bench bench.sh ...] --image NAME=ELF ...
+  cost_gate.py update  --budgets F ...   (rewrites F's budgets, keeps its margins)
+  cost_gate.py sizes   --budgets F --image NAME=ELF ... [--symbols N]
+      the size report: each image's sections, its largest symbols, and the
+      difference against the budgets (pw_bloat's idea, our code).
+"""
+
+import argparse
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+SECTIONS = (".text", ".rodata", ".data", ".bss")
+UPDATE_COMMAND = "bazel run //bench/cost:update_budgets"
+
+
+class BudgetError(Exception):
+    pass
+
+
+def read_budgets(path):
+    """(budgets {figure: int}, margins [(prefix-or-suffix pattern, percent)], lines)."""
+    budgets, margins, lines = {}, [], []
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise BudgetError(f"cannot read the budget file {path}: {e.strerror}")
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        words = text.split()
+        if words[0] == "margin":
+            if len(words) != 3 or not re.fullmatch(r"\d+(\.\d+)?%", words[2]):
+                raise BudgetError(f"{path}:{number}: want 'margin <glob> <N>%', got '{line}'")
+            margins.append((words[1], float(words[2][:-1])))
+            continue
+        if len(words) != 2 or not words[1].isdigit():
+            raise BudgetError(f"{path}:{number}: want '<figure> <whole number>', got '{line}'")
+        budgets[words[0]] = int(words[1])
+    return budgets, margins, lines
+
+
+def margin_for(figure, margins):
+    """The last margin whose glob matches the figure (fnmatch-style '*')."""
+    chosen = None
+    for pattern, percent in margins:
+        regex = "^" + re.escape(pattern).replace(r"\*", ".*") + "$"
+        if re.match(regex, figure):
+            chosen = percent
+    if chosen is None:
+        raise BudgetError(f"no margin line matches '{figure}' in the budget file")
+    return chosen
+
+
+def elf_sections(path):
+    """{name: size} of the allocated sections of a little-endian ELF64."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise BudgetError(f"{path}: not a little-endian ELF64 file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx]
+    names = data[strtab[4]:strtab[4] + strtab[5]]
+    out = {}
+    for name_off, _type, flags, _addr, _off, size, *_ in headers:
+        name = names[name_off:names.index(b"\0", name_off)].decode()
+        if flags & 0x2:  # SHF_ALLOC
+            out[name] = out.get(name, 0) + size
+    return out
+
+
+def section_figures(images):
+    """size.<image>.<section> for the four sections every image has."""
+    figures = {}
+    for name, path in images:
+        sections = elf_sections(path)
+        for section in SECTIONS:
+            figures[f"size.{name}.{section[1:]}"] = sections.get(section, 0)
+    return figures
+
+
+def largest_symbols(nm, path, count):
+    """[(size, kind, name)] of the largest symbols, by llvm-nm (demangled)."""
+    listing = subprocess.run([nm, "--print-size", "--size-sort", "--demangle", path],
+                             check=True, capture_output=True, text=True).stdout
+    symbols = []
+    for line in listing.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4:
+            symbols.append((int(parts[1], 16), parts[2], parts[3]))
+    symbols.sort(key=lambda s: -s[0])
+    return symbols[:count]
+
+
+def measure_instructions(args):
+    """Runs bench.sh --cost; {<leg>.busy_instructions_per_packet: float}."""
+    with tempfile.NamedTemporaryFile("r", suffix=".cost", dir=os.environ.get("TEST_TMPDIR")) as out:
+        command = [args.bench, "--loadgen", args.loadgen, "--linux-echo", args.linux_echo,
+                   "--echo-launcher", args.echo_launcher,
+                   "--reflector-launcher", args.reflector_launcher, "--cost", out.name]
+        print("cost: " + " ".join(command), flush=True)
+        if subprocess.run(command).returncode != 0:
+            raise BudgetError("the instruction runs failed (bench.sh --cost, above); "
+                              "no figure was compared")
+        figures = {}
+        for line in out.read().splitlines():
+            key, _, value = line.partition("=")
+            figures[key] = float(value)
+    for leg in ("udp_echo", "tcp_echo", "reflector"):
+        if f"{leg}.busy_instructions_per_packet" not in figures:
+            raise BudgetError(f"bench.sh --cost gave no figure for {leg}")
+    return figures
+
+
+def compare(figures, budgets, margins):
+    """Rows (figure, budget, margin, limit, measured, verdict) and the failures."""
+    rows, failed = [], []
+    for figure in sorted(figures):
+        measured = figures[figure]
+        budget = budgets.get(figure)
+        if budget is None:
+            rows.append((figure, None, None, None, measured, "NO BUDGET"))
+            failed.append(figure)
+            continue
+        margin = margin_for(figure, margins)
+        limit = budget * (1 + margin / 100)
+        if measured > limit:
+            verdict = "OVER"
+            failed.append(figure)
+        elif measured < budget * (1 - 2 * margin / 100):
+            verdict = "under: lower the budget"
+        else:
+            verdict = "ok"
+        rows.append((figure, budget, margin, limit, measured, verdict))
+    for figure in sorted(set(budgets) - set(figures)):
+        rows.append((figure, budgets[figure], None, None, None, "not measured"))
+    return rows, failed
+
+
+def print_table(rows):
+    header = ("figure", "budget", "margin", "limit", "measured", "vs budget", "")
+    table = [header]
+    for figure, budget, margin, limit, measured, verdict in rows:
+        delta = ""
+        if budget and measured is not None:
+            delta = f"{(measured - budget) / budget * 100:+.1f}%"
+        table.append((figure, "-" if budget is None else str(budget),
+                      "-" if margin is None else f"{margin:g}%",
+                      "-" if limit is None else f"{limit:.0f}",
+                      "-" if measured is None else f"{measured:.0f}", delta, verdict))
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    for r in table:
+        print("  ".join(c.ljust(w) if i in (0, 6) else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+
+
+def write_budgets(path, lines, figures):
+    """Rewrites the figures' lines (rounded up), keeps comments and margins."""
+    seen = set()
+    out = []
+    for line in lines:
+        words = line.split("#", 1)[0].split()
+        if len(words) == 2 and words[0] in figures and words[0] != "margin":
+            out.append(f"{words[0]} {int(-(-figures[words[0]] // 1))}")
+            seen.add(words[0])
+        else:
+            out.append(line)
+    for figure in sorted(set(figures) - seen):
+        out.append(f"{figure} {int(-(-figures[figure] // 1))}")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def size_report(args, budgets, nm):
+    for name, path in args.image:
+        sections = elf_sections(path)
+        print(f"== {name}: {path}")
+        for section in sorted(sections, key=lambda s: -sections[s]):
+            figure = f"size.{name}.{section[1:]}"
+            budget = budgets.get(figure)
+            diff = "" if budget is None else f"  budget {budget}  {sections[section] - budget:+d}"
+            print(f"  {section:<14} {sections[section]:>9}{diff}")
+        if nm:
+            print(f"  largest symbols (bytes, llvm-nm kind, name):")
+            for size, kind, symbol in largest_symbols(nm, path, args.symbols):
+                print(f"  {size:>9} {kind} {symbol[:110]}")
+
+
+def pick(paths, suffix, what):
+    chosen = [p for p in paths if p.endswith(suffix)]
+    if len(chosen) != 1:
+        raise BudgetError(f"{what}: want one *{suffix} among {paths}")
+    return chosen[0]
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("check", "update", "sizes"))
+    parser.add_argument("--budgets", required=True)
+    parser.add_argument("--files", action="append", nargs="+", default=[],
+                        metavar=("NAME", "PATH"),
+                        help="an image target's files: its .elf is sized, its .run.sh boots it")
+    parser.add_argument("--generator", nargs="+", default=[], help="loadgen and linux_echo")
+    parser.add_argument("--bench", help="bench/echo/bench.sh")
+    parser.add_argument("--nm", help="llvm-nm, for the size report's symbols")
+    parser.add_argument("--symbols", type=int, default=12)
+    args = parser.parse_args(argv)
+    try:
+        args.image = [(group[0], pick(group[1:], ".elf", group[0])) for group in args.files]
+        launchers = {group[0]: [p for p in group[1:] if p.endswith(".run.sh")] for group in args.files}
+        args.echo_launcher = (launchers.get("echo.qemu") or [None])[0]
+        args.reflector_launcher = (launchers.get("reflector.qemu") or [None])[0]
+        if args.generator:
+            args.loadgen = pick(args.generator, "/loadgen", "--generator")
+            args.linux_echo = pick(args.generator, "/linux_echo", "--generator")
+        else:
+            args.loadgen = args.linux_echo = None
+    except BudgetError as e:
+        print(f"cost: FAIL: {e}")
+        return 2
+    budget_path = args.budgets
+    if args.mode == "update" and os.environ.get("BUILD_WORKSPACE_DIRECTORY"):
+        # `bazel run`: the checked-in file, not the runfiles copy.
+        budget_path = os.path.join(os.environ["BUILD_WORKSPACE_DIRECTORY"], "bench/cost/budgets.txt")
+    try:
+        budgets, margins, lines = read_budgets(budget_path)
+        if args.mode == "sizes":
+            size_report(args, budgets, args.nm)
+            return 0
+        missing = [t for t in ("bench", "loadgen", "echo_launcher", "reflector_launcher")
+                   if not getattr(args, t)]
+        if missing:
+            raise BudgetError("the instruction runs need " + ", ".join(missing) +
+                              " (--bench, --generator, --files echo.qemu/reflector.qemu)")
+        figures = section_figures(args.image)
+        figures.update(measure_instructions(args))
+        if args.mode == "update":
+            write_budgets(budget_path, lines, figures)
+            print(f"cost: wrote {len(figures)} budgets to {budget_path}; review with git diff")
+            return 0
+        rows, failed = compare(figures, budgets, margins)
+        print_table(rows)
+        if failed:
+            print(f"\nFAIL: {len(failed)} figure(s) over budget or without one: {', '.join(failed)}")
+            print("If the cost is intended (say why in the commit), update the budgets with:")
+            print(f"  {UPDATE_COMMAND}")
+            print("and commit bench/cost/budgets.txt with the change; the size report: "
+                  "bazel run //bench/cost:size_report")
+            return 1
+        print("\nok   every figure within its budget's margin")
+        return 0
+    except BudgetError as e:
+        print(f"cost: FAIL: {e}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,58 @@
+#ifndef STARLING_DRIVERS_NIC_PARTIAL_CHECKSUM_H_
+#define STARLING_DRIVERS_NIC_PARTIAL_CHECKSUM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+// Transmit checksum offload of the "partial" kind (virtio-net's
+// VIRTIO_NET_F_CSUM, virtio 1.1 §5.1.6.2; Linux's CHECKSUM_PARTIAL): the
+// device sums the bytes from `start` to the end of the packet and stores the
+// complement at start + offset, so the driver must leave the pseudo-header's
+// sum (not complemented) in that field first. The stack (lwIP, its per-netif
+// GEN_UDP/GEN_TCP off) leaves the field 0; this fills it in the driver's own
+// copy of the frame.
+//
+// Only unfragmented IPv4 UDP and TCP get it: an IP fragment's transport
+// checksum covers bytes in other frames. A UDP datagram lwIP fragments thus
+// leaves with checksum 0, "no checksum", which IPv4 allows (RFC 768); TCP is
+// never fragmented by lwIP (segments fit the MSS).
+namespace starling::nic {
+
+struct PartialChecksum {
+  std::uint16_t start = 0;   // the transport header's offset in the frame
+  std::uint16_t offset = 0;  // the checksum field's offset from start
+};
+
+// `frame` starts with the destination MAC, no FCS. nullopt (frame
+// untouched) for anything but a well-formed unfragmented IPv4 UDP/TCP frame.
+inline std::optional<PartialChecksum> prepare_partial_checksum(std::span<std::byte> frame) {
+  constexpr std::size_t kEth = 14;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(frame[i]); };
+  const auto be16 = [&](std::size_t i) { return (byte(i) << 8) | byte(i + 1); };
+  if (frame.size() < kEth + 20 || be16(12) != 0x0800) return std::nullopt;
+  const std::size_t ihl = (byte(kEth) & 0x0F) * 4;
+  const std::size_t total = be16(kEth + 2);
+  if ((byte(kEth) >> 4) != 4 || ihl < 20 || total < ihl || kEth + total > frame.size()) {
+    return std::nullopt;
+  }
+  if ((be16(kEth + 6) & 0x3FFF) != 0) return std::nullopt;  // MF set or a fragment offset
+  const std::uint32_t protocol = byte(kEth + 9);
+  const std::uint16_t field = protocol == 17 ? 6 : protocol == 6 ? 16 : 0;
+  const std::size_t start = kEth + ihl;
+  const std::size_t length = total - ihl;
+  if (field == 0 || length < field + 2u) return std::nullopt;
+  // Pseudo-header (RFC 768, RFC 793): source, destination, protocol, length.
+  std::uint32_t sum = be16(kEth + 12) + be16(kEth + 14) + be16(kEth + 16) + be16(kEth + 18) +
+                      protocol + static_cast<std::uint32_t>(length);
+  sum = (sum & 0xFFFF) + (sum >> 16);
+  sum = (sum & 0xFFFF) + (sum >> 16);
+  frame[start + field] = static_cast<std::byte>(sum >> 8);
+  frame[start + field + 1] = static_cast<std::byte>(sum);
+  return PartialChecksum{.start = static_cast<std::uint16_t>(start), .offset = field};
+}
+
+}  // namespace starling::nic
+
+#endif  // STARLING_DRIVERS_NIC_PARTIAL_CHECKSUM_H_
