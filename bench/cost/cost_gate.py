@@ -23,6 +23,7 @@ is caught from there), never failed.
 """
 
 import argparse
+import math
 import os
 import re
 import struct
@@ -184,13 +185,13 @@ def write_budgets(path, lines, figures):
     out = []
     for line in lines:
         words = line.split("#", 1)[0].split()
-        if len(words) == 2 and words[0] in figures and words[0] != "margin":
-            out.append(f"{words[0]} {int(-(-figures[words[0]] // 1))}")
+        if len(words) == 2 and words[0] in figures:
+            out.append(f"{words[0]} {math.ceil(figures[words[0]])}")
             seen.add(words[0])
         else:
             out.append(line)
     for figure in sorted(set(figures) - seen):
-        out.append(f"{figure} {int(-(-figures[figure] // 1))}")
+        out.append(f"{figure} {math.ceil(figures[figure])}")
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
 

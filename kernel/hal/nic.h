@@ -125,8 +125,10 @@ concept Nic =
       { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
       // Turns on the transmit checksums the NIC can compute and says which;
       // from then on the stack leaves those out of every frame it sends.
-      // Until called, the NIC computes none (a raw sender such as
-      // apps/reflector sends frames exactly as given).
+      // Until called, nothing a sender gives depends on the NIC: virtio-net
+      // sends frames exactly as given (a raw sender such as apps/reflector
+      // never calls it), a DWMAC still re-inserts every checksum over what
+      // the fields hold (CIC = 11 on every frame), as it always has.
       { nic.enable_tx_checksum_offload() } -> std::same_as<TxChecksumOffload>;
       { cnic.mac() } -> std::same_as<MacAddress>;
       { cnic.link() } -> std::same_as<LinkState>;

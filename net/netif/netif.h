@@ -69,13 +69,12 @@ struct NetifStats {
   std::uint64_t timer_wakeups = 0;   // ... or lwIP's next timeout came first
   std::uint64_t wait_no_memory = 0;  // no frame to wait in: slept 1 ms, went on
   // Dropped before lwIP (frame_filter.h).
-  std::uint64_t rx_runts = 0;       // shorter than their ARP/IPv4 header says
-  std::uint64_t rx_bad_header = 0;  // IPv4 version/IHL impossible
-  std::uint64_t rx_multicast = 0;   // to a group not joined
-  std::uint64_t yields = 0;         // gave the hart to other ready tasks
-  std::uint64_t tx_retries = 0;     // TCP segments refused by a full ring retried (tcp_txnow)
-  std::uint64_t rx_checksum_trusted =
-      0;  // frames the NIC vouched for: lwIP's TCP/UDP check skipped
+  std::uint64_t rx_runts = 0;             // shorter than their ARP/IPv4 header says
+  std::uint64_t rx_bad_header = 0;        // IPv4 version/IHL impossible
+  std::uint64_t rx_multicast = 0;         // to a group not joined
+  std::uint64_t yields = 0;               // gave the hart to other ready tasks
+  std::uint64_t tx_retries = 0;           // TCP segments refused by a full ring retried (tcp_txnow)
+  std::uint64_t rx_checksum_trusted = 0;  // NIC-vouched frames: lwIP's TCP/UDP check skipped
 };
 
 template <hal::Nic N, std::size_t kRxPoolSize = 256>
@@ -200,17 +199,19 @@ class Netif {
   // lwIP processes a frame synchronously, so the per-netif checksum flags
   // in force during netif_.input() apply to that frame alone: a frame the
   // device vouched for is input with lwIP's TCP/UDP checks off, every other
-  // frame with them on (lwIP checks it and drops a bad one, counted in its
-  // udp/tcp chkerr). Not for an IP fragment: the reassembled datagram's
-  // checksum covers frames the device said nothing about.
+  // frame with them on (lwIP checks it and drops a bad one). Not for an IP
+  // fragment: the reassembled datagram's checksum covers frames the device
+  // said nothing about.
   void input(pbuf* p, const hal::RxFrame& frame) noexcept {
+    constexpr std::uint16_t kTrustedChecks = NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP;
+    const std::uint16_t flags = netif_.chksum_flags;  // what init_function set
     const bool trusted = frame.checksum_verified && !is_ipv4_fragment(frame.data);
     if (trusted) {
       ++stats_.rx_checksum_trusted;
-      NETIF_SET_CHECKSUM_CTRL(&netif_, checksum_flags_ & ~kTrustedChecks);
+      NETIF_SET_CHECKSUM_CTRL(&netif_, flags & ~kTrustedChecks);
     }
     if (netif_.input(p, &netif_) != ERR_OK) pbuf_free(p);
-    if (trusted) NETIF_SET_CHECKSUM_CTRL(&netif_, checksum_flags_);
+    if (trusted) NETIF_SET_CHECKSUM_CTRL(&netif_, flags);
   }
 
   bool admit(std::span<const std::byte> frame) noexcept {
@@ -250,7 +251,6 @@ class Netif {
     if (tx.udp) flags &= ~NETIF_CHECKSUM_GEN_UDP;
     if (tx.tcp) flags &= ~NETIF_CHECKSUM_GEN_TCP;
     if (tx.icmp) flags &= ~NETIF_CHECKSUM_GEN_ICMP;
-    me.checksum_flags_ = flags;
     NETIF_SET_CHECKSUM_CTRL(n, flags);
     return ERR_OK;
   }
@@ -312,11 +312,6 @@ class Netif {
   NetifStats stats_;
   bool dhcp_ = false;
   bool tx_blocked_ = false;  // a frame was refused for a full TX ring
-  // lwIP's checksum flags for this netif (init_function), and the checks a
-  // frame the device vouched for skips.
-  std::uint16_t checksum_flags_ = NETIF_CHECKSUM_ENABLE_ALL;
-  static constexpr std::uint16_t kTrustedChecks =
-      NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP;
 };
 
 }  // namespace starling::net
