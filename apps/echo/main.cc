@@ -199,6 +199,9 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "netif_rx_bad_header", ns.rx_bad_header);
   used = append_stat(line, used, cap, "netif_rx_multicast", ns.rx_multicast);
   used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);
+  used = append_stat(line, used, cap, "netif_rx_batches", ns.rx_batches);
+  used = append_stat(line, used, cap, "netif_wakeups", ns.wakeups);
+  used = append_stat(line, used, cap, "netif_tx_in_place", ns.tx_in_place);
   used = append_stat(line, used, cap, "netif_tx_busy_drops", ns.tx_busy_drops);
   used = append_stat(line, used, cap, "netif_tx_errors", ns.tx_errors);
   // Checksum offload in use: lwIP leaves UDP/TCP checksums to the NIC on
@@ -212,6 +215,8 @@ std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
   used = append_stat(line, used, cap, "nic_resets", nic.resets);
   used = append_stat(line, used, cap, "nic_tx_frames", nic.tx_frames);
   used = append_stat(line, used, cap, "nic_tx_busy", nic.tx_busy);
+  used = append_stat(line, used, cap, "nic_interrupts", nic.interrupts);
+  used = append_stat(line, used, cap, "nic_tx_in_place_copied", nic.tx_in_place_copied);
   used = append_stat(line, used, cap, "udp_echoed", g_echo.echoed);
   used = append_stat(line, used, cap, "udp_echo_drops", g_echo.dropped);
   used = append_stat(line, used, cap, "tcp_echoed_bytes", g_echo.tcp_echoed_bytes);

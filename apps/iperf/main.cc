@@ -2,6 +2,10 @@
 //
 // Each finished or aborted session prints one console line:
 //   iperf: session done-server from 10.0.2.2:40522 bytes 1234567 ms 3001 kbit/s 3291
+//     instret 123 idle_cycles 45 rx_frames 67   (one line; counters since boot)
+// The counters make the cost of a stream: between two sessions' lines,
+// (Δinstret - Δidle_cycles) / Δrx_frames is busy instructions per received
+// segment when the image runs under -icount (bench/echo's stream leg).
 // The address is 10.0.2.15/24 via 10.0.2.2 (QEMU user networking), or what
 // the kernel command line's ip= says (platform/network.h).
 // `bazel run //apps/iperf:qemu` forwards 127.0.0.1:15001/tcp to guest 5001
@@ -16,6 +20,7 @@
 #include "kernel/async/task.h"
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
+#include "kernel/hal/clock.h"
 #include "lwip/apps/lwiperf.h"
 #include "lwip/ip_addr.h"
 #include "platform/network.h"
@@ -48,6 +53,7 @@ const char* report_name(lwiperf_report_type type) {
 }
 
 std::uint64_t sessions = 0;
+const board::Netif* g_netif = nullptr;
 
 // lwiperf's report callback (from lwIP's TCP callbacks, in the netif's task).
 void report(void* /*arg*/, lwiperf_report_type type, const ip_addr_t* /*local_addr*/,
@@ -70,6 +76,12 @@ void report(void* /*arg*/, lwiperf_report_type type, const ip_addr_t* /*local_ad
   console::print_dec(ms_duration);
   print(" kbit/s ");
   console::print_dec(bandwidth_kbitpsec);
+  print(" instret ");
+  console::print_dec(hal::instructions());
+  print(" idle_cycles ");
+  console::print_dec(async::Executor::current().idle_cycles());
+  print(" rx_frames ");
+  console::print_dec(g_netif == nullptr ? 0 : g_netif->stats().rx_frames);
   print("\n");
 }
 
@@ -77,6 +89,7 @@ async::Task<int> serve(const BootInfo& boot) {
   async::Scope scope;
   auto network = co_await board::bring_up_network("iperf", boot, scope);
   if (!network.ok()) co_return board::kNetworkFailed;
+  g_netif = network->netif;
 
   if (lwiperf_start_tcp_server_default(&report, nullptr) == nullptr) {
     print("iperf: FAIL lwiperf_start_tcp_server_default\n");

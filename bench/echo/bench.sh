@@ -2,12 +2,17 @@
 # The echo benchmark's driver (bench/echo/BUILD.bazel runs it; docs/benchmarks.md).
 #
 #   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
-#            [--legs echo,reflector,linux[,host]] [--rates LIST] [--samples N]
-#            [--out DIR] [--host-echo P] [--smoke | --cost FILE]
+#            [--legs echo,tcp,reflector,linux[,host][,stream]] [--rates LIST]
+#            [--samples N] [--out DIR] [--host-echo P] [--iperf-launcher P]
+#            [--smoke | --cost FILE]
 #   bench.sh --check-smoke-csv FILE   (only the smoke test's CSV checks)
-#   (--legs host needs --host-echo: //apps/echo:host, the host board)
+#   (--legs host needs --host-echo: //apps/echo:host, the host board;
+#    --legs stream needs --iperf-launcher: //apps/iperf:qemu)
 #
-# Each leg is one function (leg_echo, leg_reflector, leg_linux, leg_host):
+# Each leg is one function (leg_echo, leg_tcp, leg_reflector, leg_linux,
+# leg_host, leg_stream): tcp is apps/echo's TCP echo (1460-byte records on
+# port 1236); stream is iperf2 into apps/iperf against Linux's own iperf
+# server over a veth, in the same run.
 # it makes its own network namespace(s), starts its peer, measures
 # boot-to-first-echo where there is a boot, sweeps the rates with loadgen
 # from inside the namespace and leaves DIR/<leg>.csv, <leg>.stats,
@@ -45,9 +50,9 @@ usage() {
   exit 2
 }
 
-loadgen="" linux_echo="" echo_launcher="" reflector_launcher="" host_echo=""
-legs="echo,reflector,linux"
-rates="10M,50M,100M,200M,300M,400M,500M,600M,800M,1G,1.5G"
+loadgen="" linux_echo="" echo_launcher="" reflector_launcher="" host_echo="" iperf_launcher=""
+legs="echo,tcp,reflector,linux"
+rates="10M,100M,200M,400M,600M,800M,1G,1.5G,2G,3G,4G"
 samples=5000
 warmup=500
 cooldown=500
@@ -61,6 +66,7 @@ while [[ $# -gt 0 ]]; do
     --echo-launcher) echo_launcher=${2:?--echo-launcher needs a path}; shift 2 ;;
     --reflector-launcher) reflector_launcher=${2:?--reflector-launcher needs a path}; shift 2 ;;
     --host-echo) host_echo=${2:?--host-echo needs a path}; shift 2 ;;
+    --iperf-launcher) iperf_launcher=${2:?--iperf-launcher needs a path}; shift 2 ;;
     --legs) legs=${2:?--legs needs a list}; shift 2 ;;
     --rates) rates=${2:?--rates needs a list such as 10M,100M}; shift 2 ;;
     --samples) samples=${2:?--samples needs a number}; shift 2 ;;
@@ -92,6 +98,7 @@ linux_echo=$(abspath "$linux_echo")
 echo_launcher=$(abspath "$echo_launcher")
 reflector_launcher=$(abspath "$reflector_launcher")
 [[ -z "$cost_file" ]] || cost_file=$(abspath "$cost_file")
+[[ -z "$iperf_launcher" ]] || iperf_launcher=$(abspath "$iperf_launcher")
 
 if [[ $smoke -eq 1 ]]; then
   out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-smoke"
@@ -206,23 +213,26 @@ boot_and_probe() {
 
 # One leg against a QEMU image: boot, first echo, sweep; boot under -icount,
 # the cost of a packet. Loadgen arguments for the leg follow the variable.
+# The boot probe is UDP (or raw): a leg measured over TCP names its own.
+leg_probe=()
 qemu_leg() {
   local leg="$1" launcher="$2" netdev_var="$3"
   shift 3
-  local ns="${prefix}${leg:0:1}" status=0
+  local ns="${prefix}${leg:0:1}" status=0 probe=("$@")
+  [[ ${#leg_probe[@]} -eq 0 ]] || probe=("${leg_probe[@]}")
   make_tap_ns "$ns"
   rm -f "$out/$leg.stats" "$out/$leg.cost.stats"
   if [[ $smoke -eq 1 ]]; then
     # One boot, under -icount, so the figure the smoke checks is instructions.
     boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.console.log" \
-      "${icount_args[@]}" -- "$@" || return 1
+      "${icount_args[@]}" -- "${probe[@]}" || return 1
     # shellcheck disable=SC2046
     loadgen_in "$ns" --target "$guest_ip" "$@" $(sweep_args) --stats \
       --stats-file "$out/$leg.stats" >"$out/$leg.csv" || status=$?
     stop_pid "$guest_pid"
     return $status
   fi
-  boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.console.log" -- "$@" || return 1
+  boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.console.log" -- "${probe[@]}" || return 1
   note "$leg: ${first_echo} (QEMU start to the first UDP echo, wall)"
   echo "$leg ${first_echo}" >>"$out/figures.txt"
   echo "$leg image_bytes=$(image_bytes "$launcher")" >>"$out/figures.txt"
@@ -235,7 +245,7 @@ qemu_leg() {
       "$out/$leg.stats"
 
   boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.icount.console.log" \
-    "${icount_args[@]}" -- "$@" || return 1
+    "${icount_args[@]}" -- "${probe[@]}" || return 1
   echo "$leg icount_${first_echo}" >>"$out/figures.txt"
   loadgen_in "$ns" --target "$guest_ip" "$@" --rates "$cost_rate" --samples "$cost_samples" \
     --warmup 200 --cooldown 200 --max-seconds 60 --drain-ms 300 --stats \
@@ -247,6 +257,12 @@ qemu_leg() {
 
 leg_echo() {
   qemu_leg echo "$echo_launcher" STARLING_ECHO_NETDEV --require-util
+}
+
+# The TCP echo: one connection, 1460-byte records (one segment each), port 1236.
+leg_tcp() {
+  local leg_probe=(--util-port 0)  # the echo's UDP port answers the boot probe
+  qemu_leg tcp "$echo_launcher" STARLING_ECHO_NETDEV --transport tcp --port 1236 --require-util
 }
 
 leg_reflector() {
@@ -357,6 +373,75 @@ leg_host() {
   return $status
 }
 
+# A TCP stream: Debian's iperf2 client for stream_seconds into apps/iperf
+# (lwiperf) over the TAP, then into Linux's own `iperf -s` over a veth pair
+# in two namespaces, same client, same run: stream.txt has both Mb/s and
+# the ratio. Then apps/iperf again under -icount: two sessions (a warm-up,
+# then the measured one); the counters on their console lines give busy
+# guest instructions per received segment.
+stream_seconds=5
+iperf_mbps() { sed -n 's/.* \([0-9.]*\) Mbits\/sec.*/\1/p' "$1" | tail -1; }
+wait_console() {
+  local log="$1" pattern="$2" tries=600
+  until grep -q "$pattern" "$log" 2>/dev/null; do
+    tries=$((tries - 1))
+    [[ $tries -gt 0 ]] || return 1
+    sleep 0.1
+  done
+}
+leg_stream() {
+  if [[ -z "$iperf_launcher" ]]; then
+    note "stream: no --iperf-launcher (//apps/iperf:qemu); leg skipped"
+    return 0
+  fi
+  command -v iperf >/dev/null || { note "stream: iperf (iperf2) not installed: run setup.sh"; return 1; }
+  local ns="${prefix}i" status=0 guest linux
+  make_tap_ns "$ns"
+  boot_qemu "$ns" "$iperf_launcher" STARLING_IPERF_NETDEV "$out/stream.console.log" 600
+  wait_console "$out/stream.console.log" "iperf: ready" || { note "stream: apps/iperf never ready"; tail -20 "$out/stream.console.log" >&2; return 1; }
+  ip netns exec "$ns" timeout 60 iperf -c "$guest_ip" -t "$stream_seconds" -f m >"$out/stream.starling.txt" 2>&1 || status=1
+  stop_pid "$guest_pid"
+
+  local g="${prefix}sg" s="${prefix}ss"
+  ip netns add "$g"; namespaces+=("$g")
+  ip netns add "$s"; namespaces+=("$s")
+  ip link add "${prefix}c" netns "$g" type veth peer name "${prefix}d" netns "$s"
+  ip -n "$g" addr add 10.0.4.1/24 dev "${prefix}c"
+  ip -n "$s" addr add 10.0.4.2/24 dev "${prefix}d"
+  ip -n "$g" link set "${prefix}c" up
+  ip -n "$s" link set "${prefix}d" up
+  ip netns exec "$s" timeout 120 iperf -s >/dev/null 2>&1 &
+  local server=$!
+  pids+=("$server")
+  sleep 0.5
+  ip netns exec "$g" timeout 60 iperf -c 10.0.4.2 -t "$stream_seconds" -f m >"$out/stream.linux.txt" 2>&1 || status=1
+  stop_pid "$server"
+  guest=$(iperf_mbps "$out/stream.starling.txt")
+  linux=$(iperf_mbps "$out/stream.linux.txt")
+  awk -v g="${guest:-0}" -v l="${linux:-0}" 'BEGIN {
+      printf "stream starling_mbps=%s linux_mbps=%s ratio_starling/linux=%.3f\n", g, l, (l > 0 ? g / l : 0) }' \
+    >>"$out/figures.txt"
+
+  boot_qemu "$ns" "$iperf_launcher" STARLING_IPERF_NETDEV "$out/stream.icount.console.log" 600 "${icount_args[@]}"
+  wait_console "$out/stream.icount.console.log" "iperf: ready" || { note "stream: apps/iperf never ready under -icount"; return 1; }
+  ip netns exec "$ns" timeout 60 iperf -c "$guest_ip" -t 1 -f m >/dev/null 2>&1 || status=1
+  ip netns exec "$ns" timeout 60 iperf -c "$guest_ip" -t "$stream_seconds" -f m >"$out/stream.icount.txt" 2>&1 || status=1
+  wait_console "$out/stream.icount.console.log" "iperf: session.*iperf: session" || sleep 1
+  stop_pid "$guest_pid"
+  # The last two session lines: instret, idle_cycles, rx_frames since boot.
+  grep -a "iperf: session" "$out/stream.icount.console.log" | tail -2 | awk '
+    { for (i = 1; i < NF; i++) v[NR, $i] = $(i + 1) }
+    END {
+      if (NR < 2) { print "stream: fewer than two sessions under -icount" > "/dev/stderr"; exit 1 }
+      busy = (v[2, "instret"] - v[1, "instret"]) - (v[2, "idle_cycles"] - v[1, "idle_cycles"])
+      frames = v[2, "rx_frames"] - v[1, "rx_frames"]
+      printf "stream busy_instructions_per_received_segment=%.1f (%d frames, icount Mb/s in the guest %.1f)\n",
+        (frames > 0 ? busy / frames : 0), frames, v[2, "kbit/s"] / 1000
+    }' >>"$out/figures.txt" || status=1
+  ip netns del "$ns"
+  return $status
+}
+
 # The cost gate's runs (--cost): a fixed rate and packet count each, so the
 # figure is the per-packet path's cost, not a batch's: at 10 Mb/s (849
 # packets/s) every packet is its own wake-up. Instructions, never time.
@@ -408,7 +493,7 @@ plot() {
 set datafile separator ","
 set terminal png size 800,500
 set output "$out/$leg.png"
-set title "$leg: 1472-byte UDP echo"
+set title "$leg: $([[ $leg == tcp ]] && echo 1460-byte TCP echo records || echo 1472-byte UDP echo)"
 set xlabel "requested (Mb/s)"
 set ylabel "throughput (Mb/s)"
 set y2label "RTT (us)"
@@ -432,7 +517,7 @@ clean_peak() { awk -F, 'NR > 1 && $10 == 0 && $2 > m { m = $2 } END { printf "%.
 ratio() {
   awk -v name="$1" -v a="$(peak "$2")" -v b="$(peak "$3")" -v ca="$(clean_peak "$2")" \
     -v cb="$(clean_peak "$3")" 'BEGIN {
-      printf "ratio %s peak_receive = %.3f", name, (b > 0 ? a / b : 0)
+      printf "ratio %s at saturation = %.3f", name, (b > 0 ? a / b : 0)
       printf ", zero-bad peak_receive = %.3f\n", (cb > 0 ? ca / cb : 0)
     }'
 }
@@ -443,9 +528,9 @@ status=0
 IFS=, read -r -a leg_list <<<"$legs"
 for leg in "${leg_list[@]}"; do
   case "$leg" in
-    echo|reflector|linux|host) ;;
+    echo|tcp|reflector|linux|host|stream) ;;
     cost) [[ -n "$cost_file" ]] || { echo "bench.sh: --legs cost: use --cost FILE" >&2; exit 2; } ;;
-    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, reflector, linux, host)" >&2; exit 2 ;;
+    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, tcp, reflector, linux, host, stream)" >&2; exit 2 ;;
   esac
   note "$leg: starting"
   if ! "leg_$leg"; then
@@ -453,7 +538,7 @@ for leg in "${leg_list[@]}"; do
     status=1
     continue
   fi
-  [[ $smoke -eq 1 || -n "$cost_file" ]] || plot "$leg"
+  [[ $smoke -eq 1 || -n "$cost_file" || "$leg" == stream ]] || plot "$leg"
 done
 
 if [[ -n "$cost_file" ]]; then
@@ -476,7 +561,9 @@ fi
   echo "# bench/echo summary $(date -u +%Y-%m-%dT%H:%MZ), rates $rates, $samples samples"
   for leg in "${leg_list[@]}"; do
     [[ -f "$out/$leg.csv" ]] || continue
-    echo "$leg peak_receive_bps=$(peak "$out/$leg.csv") zero_bad_peak_receive_bps=$(clean_peak "$out/$leg.csv")"
+    # Saturation: the most the leg answered at any offered rate (the sweep
+    # offers more than that at its top); zero-bad: the most with no bad packet.
+    echo "$leg saturation_receive_bps=$(peak "$out/$leg.csv") zero_bad_peak_receive_bps=$(clean_peak "$out/$leg.csv")"
   done
   cat "$out/figures.txt"
   for leg in "${leg_list[@]}"; do
@@ -485,6 +572,9 @@ fi
   done
   if [[ -f "$out/echo.csv" && -f "$out/reflector.csv" ]]; then
     ratio echo/reflector "$out/echo.csv" "$out/reflector.csv"
+  fi
+  if [[ -f "$out/echo.csv" && -f "$out/linux.csv" ]]; then
+    ratio echo/linux "$out/echo.csv" "$out/linux.csv"
   fi
   if [[ -f "$out/host.csv" && -f "$out/linux.csv" ]]; then
     ratio host/linux "$out/host.csv" "$out/linux.csv"

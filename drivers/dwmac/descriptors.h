@@ -53,6 +53,9 @@ inline constexpr std::uint32_t kRxIoc = bit(30);
 
 // --- RX write-back: RDES0..2 are overwritten (buffer addresses gone) ---
 // RDES1
+inline constexpr std::uint32_t kRxPayloadTypeMask = 0x7;  // 2:0 PT
+inline constexpr std::uint32_t kRxPayloadUdp = 1;
+inline constexpr std::uint32_t kRxPayloadTcp = 2;
 inline constexpr std::uint32_t kRxIpHeaderError = bit(3);
 inline constexpr std::uint32_t kRxIpv4 = bit(4);
 inline constexpr std::uint32_t kRxIpv6 = bit(5);

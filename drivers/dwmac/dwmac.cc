@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "drivers/dwmac/barrier.h"
 #include "drivers/irq/irq.h"
@@ -161,8 +162,13 @@ void Dwmac::lay_out_fresh_rings() {
   for (std::uint32_t i = rx_next_; i != rx_fill_; ++i) {
     free_rx_buffer(rx_slot_buffer_[i % kRxRingSize]);
   }
-  reclaim_tx();
+  (void)collect_tx();
   stats_.tx_drops += tx_in_flight();
+  // Dropped frames sent from RX buffers end those loans (released ones
+  // join the pool the fresh ring is armed from).
+  for (std::uint16_t& loan : tx_slot_loan_) {
+    if (loan != 0) (void)end_loan(std::exchange(loan, 0) - 1u);
+  }
   std::memset(static_cast<void*>(tx_ring_), 0, kRingBytes);
   std::memset(static_cast<void*>(rx_ring_), 0, kRingBytes);
   tx_head_ = tx_clean_ = 0;
@@ -366,13 +372,24 @@ std::size_t Dwmac::receive(std::span<hal::RxFrame> out) {
       requeued = true;
       continue;
     }
-    if ((des3 & desc::kRxRdes1Valid) != 0 &&
-        (d.load(1) & (desc::kRxIpHeaderError | desc::kRxPayloadChecksumError)) != 0) {
-      ++driver_stats_.rx_checksum_errors;  // delivered: lwIP checks and drops it
+    bool verified = false;
+    if ((des3 & desc::kRxRdes1Valid) != 0) {
+      const std::uint32_t rdes1 = d.load(1);
+      if ((rdes1 & (desc::kRxIpHeaderError | desc::kRxPayloadChecksumError)) != 0) {
+        ++driver_stats_.rx_checksum_errors;  // delivered: lwIP checks and drops it
+      }
+      // The engine checked an IPv4 TCP/UDP checksum and found it right: the
+      // stack may skip its own (the netif still checks IP fragments).
+      const std::uint32_t type = rdes1 & desc::kRxPayloadTypeMask;
+      verified = rx_checksum_ && (rdes1 & desc::kRxIpv4) != 0 &&
+                 (type == desc::kRxPayloadUdp || type == desc::kRxPayloadTcp) &&
+                 (rdes1 & (desc::kRxIpHeaderError | desc::kRxPayloadChecksumError |
+                           desc::kRxChecksumBypassed)) == 0;
     }
     rx_state_[buffer] = BufferState::kHeld;
     out[count++] = hal::RxFrame{.data = std::span(mem::to_pointer(rx_buffer_phys(buffer)), length),
-                                .handle = buffer};
+                                .handle = buffer,
+                                .checksum_verified = verified};
     ++stats_.rx_frames;
     stats_.rx_bytes += length;
   }
@@ -383,6 +400,11 @@ std::size_t Dwmac::receive(std::span<hal::RxFrame> out) {
 // ---- TX ----
 
 void Dwmac::reclaim_tx() {
+  if (collect_tx()) refill_rx();
+}
+
+bool Dwmac::collect_tx() {
+  bool freed = false;
   while (tx_clean_ != tx_head_) {
     const std::uint32_t des3 = tx_ring_[tx_clean_ % kTxRingSize].load(3);
     if ((des3 & desc::kOwn) != 0) break;
@@ -392,16 +414,40 @@ void Dwmac::reclaim_tx() {
       ++driver_stats_.tx_error_frames;
     }
     ++driver_stats_.tx_completions;
+    if (const std::uint16_t loan = std::exchange(tx_slot_loan_[tx_clean_ % kTxRingSize], 0);
+        loan != 0) {
+      freed = end_loan(loan - 1u) || freed;
+    }
     ++tx_clean_;
   }
+  return freed;
 }
 
 void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes) {
-  const std::uint32_t slot = tx_head_ % kTxRingSize;
   const mem::PhysAddr buffer =
-      tx_buffers_phys_ + std::uint64_t{tx_slot_buffer_[slot]} * kBufferBytes;
+      tx_buffers_phys_ + std::uint64_t{tx_slot_buffer_[tx_head_ % kTxRingSize]} * kBufferBytes;
   nic::copy_fragments(mem::to_pointer(buffer), fragments);
-  Descriptor& d = tx_ring_[slot];
+  post_tx(buffer, bytes);
+}
+
+bool Dwmac::can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const {
+  if (handle >= kRxBuffers) return false;
+  const auto start = reinterpret_cast<std::uintptr_t>(
+      mem::to_pointer(rx_buffer_phys(static_cast<std::uint16_t>(handle))));
+  const auto at = reinterpret_cast<std::uintptr_t>(frame.data());
+  return at >= start && at - start + frame.size() <= kBufferBytes;
+}
+
+void Dwmac::fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame) {
+  const auto buffer = static_cast<std::uint16_t>(handle);
+  const std::uint64_t offset = static_cast<std::uint64_t>(
+      frame.data() - mem::to_pointer(rx_buffer_phys(buffer)));  // can_send_in_place()
+  tx_slot_loan_[tx_head_ % kTxRingSize] = static_cast<std::uint16_t>(buffer + 1u);
+  post_tx(rx_buffer_phys(buffer) + offset, static_cast<std::uint32_t>(frame.size()));
+}
+
+void Dwmac::post_tx(mem::PhysAddr buffer, std::uint32_t bytes) {
+  Descriptor& d = tx_ring_[tx_head_ % kTxRingSize];
   d.store(0, low32(buffer));
   d.store(1, 0);
   d.store(2, desc::kTxIoc | bytes);
@@ -454,7 +500,7 @@ Result<bool> Dwmac::service() {
 }
 
 Result<void> Dwmac::recover() {
-  reclaim_tx();  // completed frames are done; the rest go again
+  (void)collect_tx();  // completed frames are done; the rest go again (freed buffers: configure())
   // RX: frames written back before the error (OWN clear, in order from
   // rx_next_) are kept for receive(); buffers still armed go back to the
   // pool. Held buffers stay with the stack.
@@ -476,6 +522,7 @@ Result<void> Dwmac::recover() {
   const std::uint32_t tx_first = tx_clean_ % kTxRingSize;
   std::rotate(tx_ring_, tx_ring_ + tx_first, tx_ring_ + kTxRingSize);
   std::rotate(tx_slot_buffer_.begin(), tx_slot_buffer_.begin() + tx_first, tx_slot_buffer_.end());
+  std::rotate(tx_slot_loan_.begin(), tx_slot_loan_.begin() + tx_first, tx_slot_loan_.end());
   std::memset(static_cast<void*>(tx_ring_ + pending), 0,
               (kTxRingSize - pending) * sizeof(Descriptor));
   tx_clean_ = 0;

@@ -36,9 +36,12 @@
 // FCS (MAC_CONFIGURATION ACS + CST), so the length written back is the frame
 // the stack gets. Error frames (RDES3.ES: CRC, overflow, watchdog, giant,
 // dribble) are forwarded by the MTL (FEP) so they are counted here, then
-// dropped with their buffer re-queued. RX checksum offload (IPC) only
-// counts IP header / payload checksum errors: the frame is still delivered,
-// because lwIP verifies checksums itself.
+// dropped with their buffer re-queued. RX checksum offload (IPC): a frame
+// whose IPv4 TCP/UDP checksum the engine checked and found right (RDES1:
+// IPV4, PT UDP or TCP, no IPHE, IPCE or IPCB) is marked checksum_verified,
+// and the netif skips lwIP's check for it (never for an IP fragment); one
+// with an IP header or payload checksum error is counted and still
+// delivered, for lwIP to check and drop.
 //
 // TX copies once into the slot's 2 KiB buffer; one descriptor per frame
 // (FD|LD), IOC on each, checksum insertion (CIC = 11) when HW_FEATURE0 has
@@ -65,11 +68,13 @@
 // upper-address words are left 0): init() refuses pages above with kNoMemory.
 namespace starling::dwmac {
 
-class Dwmac : public nic::RingDriver<Dwmac> {
+inline constexpr std::uint16_t kDwmacRxBuffers = 256;
+
+class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
  public:
   static constexpr std::uint16_t kRxRingSize = 256;
   static constexpr std::uint16_t kTxRingSize = 256;
-  static constexpr std::uint16_t kRxBuffers = 256;
+  static constexpr std::uint16_t kRxBuffers = kDwmacRxBuffers;
   static constexpr std::uint32_t kBufferBytes = 2048;
   // Linux waits up to 1 s for SWR; it takes a few CSR clocks when the clocks
   // run, and never completes without the PHY's RX clock (docs/hardware/dwmac.md §6.1 step 2).
@@ -179,11 +184,21 @@ class Dwmac : public nic::RingDriver<Dwmac> {
   void write_tx_tail();
 
   // The ring operations nic::RingDriver runs the policy on.
-  friend class nic::RingDriver<Dwmac>;
+  friend class nic::RingDriver<Dwmac, kDwmacRxBuffers>;
+  // Completed TX slots back, and RX buffers whose loan ended re-armed.
   void reclaim_tx();
+  // The same without re-arming (the ring is being laid out again): true
+  // if a loan's end freed an RX buffer.
+  bool collect_tx();
   // One slot stays empty: the tail pointer is exclusive.
   bool tx_full() const { return tx_in_flight() == kTxRingSize - 1u; }
   void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
+  // In place: TDES0 points into the RX buffer (the DMA reads TX buffers at
+  // any byte address; only RX buffers must be bus-word aligned).
+  bool can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const;
+  void fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame);
+  // TDES0-3 of the next slot for `bytes` at `buffer`, OWN last.
+  void post_tx(mem::PhysAddr buffer, std::uint32_t bytes);
   void start_tx() { write_tx_tail(); }
   bool rx_held(hal::RxHandle handle) const {
     return handle < kRxBuffers && rx_state_[handle] == BufferState::kHeld;
@@ -223,6 +238,9 @@ class Dwmac : public nic::RingDriver<Dwmac> {
   // (a permutation, rotated with the ring on recovery).
   std::uint32_t tx_head_ = 0, tx_clean_ = 0;
   std::array<std::uint16_t, kTxRingSize> tx_slot_buffer_{};
+  // Per slot: 1 + the RX buffer it sends from (transmit_in_place), or 0;
+  // rotated with the ring like tx_slot_buffer_.
+  std::array<std::uint16_t, kTxRingSize> tx_slot_loan_{};
 
   hal::MacAddress mac_;
   PhyLink link_{.up = false};

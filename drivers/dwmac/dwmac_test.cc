@@ -262,6 +262,46 @@ TEST_F(DwmacTest, LinkWaitGivesUpWithoutACable) {
   EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kSpeedMask, reg::mac_config::kDm);
 }
 
+// RX checksum offload (IPC): a TCP/UDP frame the engine found right is
+// vouched for, one it found wrong is delivered unvouched (and counted), and
+// a frame the engine has nothing to say about (not IP) is unvouched.
+TEST_F(DwmacTest, RxChecksumOffloadVouchesOnlyForRightChecksums) {
+  ASSERT_TRUE(start().ok());
+  std::vector<std::byte> payload(64);
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::byte>(i);
+  const auto good =
+      test_frames::udp_frame({.dst = kMac.bytes, .src = {0x02, 0, 0, 0, 0, 0}},
+                             {.src = 0x0A000001, .dst = 0x0A000002, .id = 1, .checksum = true},
+                             {.src_port = 0x1234, .dst_port = 7, .checksum = true}, payload);
+  auto bad = good;
+  bad.back() ^= std::byte{0x01};
+  ASSERT_EQ(model_->receive_from_wire(good), DwmacModel::RxOutcome::kDelivered);
+  ASSERT_EQ(model_->receive_from_wire(bad), DwmacModel::RxOutcome::kDelivered);
+  ASSERT_EQ(model_->receive_from_wire(frame_of(1, 60)), DwmacModel::RxOutcome::kDelivered);
+  hal::RxFrame got[3];
+  ASSERT_EQ(driver_.receive(got), 3u);
+  EXPECT_TRUE(got[0].checksum_verified);
+  EXPECT_FALSE(got[1].checksum_verified);
+  EXPECT_FALSE(got[2].checksum_verified);
+  EXPECT_EQ(driver_.driver_stats().rx_checksum_errors, 1u);
+  for (const auto& f : got) ASSERT_TRUE(driver_.release(f.handle).ok());
+}
+
+// With checksum offload off (IPC clear), nothing is vouched for.
+TEST_F(DwmacTest, NoRxChecksumOffloadNoVouching) {
+  ASSERT_TRUE(start(jh7110(), {.checksum_offload = false}).ok());
+  std::vector<std::byte> payload(64);
+  const auto good =
+      test_frames::udp_frame({.dst = kMac.bytes, .src = {0x02, 0, 0, 0, 0, 0}},
+                             {.src = 0x0A000001, .dst = 0x0A000002, .id = 1, .checksum = true},
+                             {.src_port = 0x1234, .dst_port = 7, .checksum = true}, payload);
+  ASSERT_EQ(model_->receive_from_wire(good), DwmacModel::RxOutcome::kDelivered);
+  hal::RxFrame got[1];
+  ASSERT_EQ(driver_.receive(got), 1u);
+  EXPECT_FALSE(got[0].checksum_verified);
+  ASSERT_TRUE(driver_.release(got[0].handle).ok());
+}
+
 TEST_F(DwmacTest, ChecksumOffloadCanBeTurnedOff) {
   ASSERT_TRUE(start(jh7110(), {.checksum_offload = false}).ok());
   EXPECT_EQ(reg(reg::kMacConfiguration) & reg::mac_config::kIpc, 0u);
@@ -695,6 +735,74 @@ TEST_F(DwmacTest, TransmitGatherSendsFragmentsBackToBack) {
   std::span<const std::byte> bad[] = {big};
   EXPECT_EQ(driver_.transmit(bad).error(), Error::kInvalidArgument);
   EXPECT_EQ(sent_.size(), 1u);
+}
+
+// transmit_in_place: TDES0 points into the RX buffer, the frame goes out
+// as it was rewritten there, and a buffer released while the DMA still owns
+// its TX descriptor is re-armed for RX only after the descriptor completes.
+TEST_F(DwmacTest, InPlaceTransmitLendsTheRxBufferUntilItIsSent) {
+  ASSERT_TRUE(start().ok());
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 60 + i)), DwmacModel::RxOutcome::kDelivered);
+  }
+  hal::RxFrame held[2];
+  ASSERT_EQ(driver_.receive(held), 2u);
+  held[0].data[0] = std::byte{0xAA};  // rewritten in place, as a reflector does
+  model_->set_tx_stall(true);
+  ASSERT_EQ(*driver_.transmit_in_place(held), 2u);
+  EXPECT_EQ(driver_.stats().tx_in_place, 2u);
+  EXPECT_EQ(driver_.rx_loans(), 2u);
+  const std::uint32_t tail = reg(reg::kDmaCh0RxDescTailPointer);
+  const hal::RxHandle handles[] = {held[0].handle, held[1].handle};
+  ASSERT_TRUE(driver_.release(handles).ok());
+  EXPECT_EQ(reg(reg::kDmaCh0RxDescTailPointer), tail);  // not re-armed: the DMA may read them
+  EXPECT_FALSE(driver_.release(held[0].handle).ok());   // released once already
+  model_->set_tx_stall(false);
+  ASSERT_EQ(sent_.size(), 2u);
+  auto want = frame_of(0, 60);
+  want[0] = std::byte{0xAA};
+  EXPECT_EQ(sent_[0], want);
+  EXPECT_EQ(sent_[1], frame_of(1, 61));
+  (void)driver_.transmit(std::span<const std::span<const std::byte>>{});  // reclaims
+  EXPECT_EQ(driver_.rx_loans(), 0u);
+  const std::uint32_t rx_base = reg(reg::kDmaCh0RxDescListAddress);
+  EXPECT_EQ(reg(reg::kDmaCh0RxDescTailPointer), rx_base + (255 + 2) % 256 * 16);  // both re-armed
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  EXPECT_EQ(drain().size(), 255u);
+}
+
+// A fatal bus error with in-place frames still owned by the DMA: they move
+// to the front of the ring with their loans and go out after the reset;
+// the loans end when they complete.
+TEST_F(DwmacTest, FatalBusErrorKeepsInPlaceFramesAndTheirLoans) {
+  ASSERT_TRUE(start().ok());
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 80)), DwmacModel::RxOutcome::kDelivered);
+  }
+  hal::RxFrame held[3];
+  ASSERT_EQ(driver_.receive(held), 3u);
+  std::vector<std::vector<std::byte>> out;
+  for (std::uint32_t i = 0; i < 100; ++i) out.push_back(frame_of(100 + i, 60));
+  std::vector<std::span<const std::byte>> spans(out.begin(), out.end());
+  ASSERT_EQ(*driver_.transmit(spans), 100u);  // the ring moves along first
+  model_->set_tx_stall(true);
+  ASSERT_EQ(*driver_.transmit_in_place(held), 3u);
+  const hal::RxHandle handles[] = {held[0].handle, held[1].handle, held[2].handle};
+  ASSERT_TRUE(driver_.release(handles).ok());
+  model_->inject_fatal_bus_error(DwmacModel::Channel::kTx);
+  model_->set_tx_stall(false);
+  ASSERT_TRUE(wait().ok());
+  EXPECT_EQ(driver_.driver_stats().recoveries, 1u);
+  ASSERT_EQ(sent_.size(), 103u);
+  for (std::uint32_t i = 0; i < 3; ++i) EXPECT_EQ(sent_[100 + i], frame_of(i, 80));
+  (void)driver_.transmit(std::span<const std::span<const std::byte>>{});
+  EXPECT_EQ(driver_.rx_loans(), 0u);
+  for (std::uint32_t i = 0; i < 255; ++i) {
+    ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
+  }
+  EXPECT_EQ(drain().size(), 255u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #ifndef STARLING_DRIVERS_NIC_RING_DRIVER_H_
 #define STARLING_DRIVERS_NIC_RING_DRIVER_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -13,7 +14,7 @@
 // NIC driver with a TX ring and RX buffers it lends to the stack. What
 // differs between devices (descriptor formats, doorbells, how a slot is
 // found) stays in the driver, behind these operations, which the driver
-// defines (privately, with `friend class nic::RingDriver<Driver>;`):
+// defines (privately, with `friend class nic::RingDriver<Driver, kRxBuffers>;`):
 //
 //   void reclaim_tx();            take back the TX slots the device finished
 //   bool tx_full() const;         no TX slot is free (after reclaim_tx)
@@ -27,9 +28,26 @@
 //   void repost_rx(hal::RxHandle);      back to the device's free buffers
 //   void publish_rx();            show the reposted buffers to the device
 //   hal::NicStats& nic_stats();
+//   bool can_send_in_place(hal::RxHandle, std::span<const std::byte>) const;
+//                                 the frame lies where the device can send it
+//                                 from (inside the buffer, room for the
+//                                 driver's own header in front)
+//   void fill_tx_in_place(hal::RxHandle, std::span<std::byte> frame);
+//                                 one frame from that RX buffer into the next
+//                                 free slot, posted, not yet shown; the driver
+//                                 remembers which buffer the slot holds and
+//                                 calls end_loan(handle) when the slot
+//                                 completes or a reset drops it
 //
 // Batches are the point: a transmit() of many frames starts the device once,
 // a release() of many handles publishes once.
+//
+// Loans (transmit_in_place): an RX buffer sent from where it arrived is
+// lent to the TX ring, and may be released by the stack before the device
+// has read it. The release then waits for the loan's end: the buffer goes
+// back to the device's RX ring only when both the stack and the TX ring are
+// done with it. At most hal::kMaxRxLoans at once; past that, and for a
+// buffer already on loan, the frame is copied as transmit() would.
 namespace starling::nic {
 
 // Copies a frame's fragments back to back to `to`; returns the end.
@@ -54,32 +72,20 @@ inline Result<std::uint32_t> gathered_length(std::span<const hal::TxFragment> fr
   return static_cast<std::uint32_t>(bytes);
 }
 
-template <typename Driver>
+template <typename Driver, std::size_t kRxBuffers>
 class RingDriver {
  public:
   // hal::Nic::transmit: frames in order until one is invalid or the ring is
   // full; the device is started once for all of them.
   Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames) {
-    Driver& d = driver();
-    d.reclaim_tx();
-    std::size_t count = 0;
-    for (const auto& frame : frames) {
-      if (frame.empty() || frame.size() > hal::kMaxFrameBytes) {
-        if (count == 0) return Unexpected(Error::kInvalidArgument);
-        break;
-      }
-      if (d.tx_full()) {
-        if (count == 0) {
-          ++d.nic_stats().tx_busy;
-          return Unexpected(Error::kBusy);
-        }
-        break;
-      }
-      d.fill_tx(std::span(&frame, 1), static_cast<std::uint32_t>(frame.size()));
-      ++count;
-    }
-    if (count != 0) d.start_tx();
-    return count;
+    return transmit_batch(
+        frames,
+        [](std::span<const std::byte> frame) {
+          return !frame.empty() && frame.size() <= hal::kMaxFrameBytes;
+        },
+        [this](const std::span<const std::byte>& frame) {
+          driver().fill_tx(std::span(&frame, 1), static_cast<std::uint32_t>(frame.size()));
+        });
   }
 
   // hal::Nic::transmit_gather: the whole frame is checked before a slot is
@@ -98,13 +104,38 @@ class RingDriver {
     return {};
   }
 
+  // hal::Nic::transmit_in_place: like transmit(), each frame from its own
+  // RX buffer when it can be lent, else copied.
+  Result<std::size_t> transmit_in_place(std::span<const hal::RxFrame> frames) {
+    return transmit_batch(
+        frames,
+        [this](const hal::RxFrame& frame) {
+          return stack_holds(frame.handle) && !frame.data.empty() &&
+                 frame.data.size() <= hal::kMaxFrameBytes &&
+                 driver().can_send_in_place(frame.handle, frame.data);
+        },
+        [this](const hal::RxFrame& frame) {
+          Driver& d = driver();
+          Loan& loan = loans_[frame.handle];
+          if (loan == Loan::kNone && loans_out_ < hal::kMaxRxLoans) {
+            loan = Loan::kLent;
+            ++loans_out_;
+            d.fill_tx_in_place(frame.handle, frame.data);
+            ++d.nic_stats().tx_in_place;
+          } else {
+            const hal::TxFragment whole = frame.data;
+            d.fill_tx(std::span(&whole, 1), static_cast<std::uint32_t>(frame.data.size()));
+            ++d.nic_stats().tx_in_place_copied;
+          }
+        });
+  }
+
   // hal::Nic::release: a handle not out with the stack is refused and
   // changes nothing.
   Result<void> release(hal::RxHandle handle) {
     Driver& d = driver();
-    if (!d.rx_held(handle)) return Unexpected(Error::kInvalidArgument);
-    d.repost_rx(handle);
-    d.publish_rx();
+    if (!stack_holds(handle)) return Unexpected(Error::kInvalidArgument);
+    if (!give_back(handle)) d.publish_rx();
     return {};
   }
 
@@ -113,23 +144,88 @@ class RingDriver {
   Result<void> release(std::span<const hal::RxHandle> handles) {
     Driver& d = driver();
     Result<void> result;
+    bool reposted = false;
     for (const hal::RxHandle handle : handles) {
-      if (!d.rx_held(handle)) {
+      if (!stack_holds(handle)) {
         result = Unexpected(Error::kInvalidArgument);
         continue;
       }
-      d.repost_rx(handle);
+      reposted = !give_back(handle) || reposted;
     }
-    d.publish_rx();
+    if (reposted) d.publish_rx();
     return result;
   }
+
+  // RX buffers lent to the TX ring right now.
+  std::size_t rx_loans() const { return loans_out_; }
 
  protected:
   RingDriver() = default;
   ~RingDriver() = default;
 
+  // The driver's TX slot holding `handle`'s buffer completed, or a reset
+  // dropped it: the buffer is back with the stack, or, if the stack has
+  // released it meanwhile, reposted (the driver publishes after its batch).
+  // True when it was reposted.
+  bool end_loan(hal::RxHandle handle) {
+    Loan& loan = loans_[handle];
+    if (loan == Loan::kNone) return false;  // the driver's bookkeeping says otherwise: ignore
+    const bool released = loan == Loan::kReleased;
+    loan = Loan::kNone;
+    --loans_out_;
+    if (released) driver().repost_rx(handle);
+    return released;
+  }
+
  private:
+  enum class Loan : std::uint8_t { kNone, kLent, kReleased };
+
   Driver& driver() { return static_cast<Driver&>(*this); }
+
+  // The batch rule transmit() and transmit_in_place() share: frames in order
+  // until one is invalid (kInvalidArgument if it is the first) or the ring
+  // is full (kBusy, counted, if no frame fit); one start for the batch.
+  template <typename Frame, typename IsValid, typename Fill>
+  Result<std::size_t> transmit_batch(std::span<const Frame> frames, IsValid is_valid, Fill fill) {
+    Driver& d = driver();
+    d.reclaim_tx();
+    std::size_t count = 0;
+    for (const Frame& frame : frames) {
+      if (!is_valid(frame)) {
+        if (count == 0) return Unexpected(Error::kInvalidArgument);
+        break;
+      }
+      if (d.tx_full()) {
+        if (count == 0) {
+          ++d.nic_stats().tx_busy;
+          return Unexpected(Error::kBusy);
+        }
+        break;
+      }
+      fill(frame);
+      ++count;
+    }
+    if (count != 0) d.start_tx();
+    return count;
+  }
+
+  // Out with the stack: the driver says held, and no release is pending.
+  bool stack_holds(hal::RxHandle handle) {
+    return driver().rx_held(handle) && handle < kRxBuffers && loans_[handle] != Loan::kReleased;
+  }
+  // Reposts the buffer (false), or, while the TX ring still has it, leaves
+  // that to end_loan() (true).
+  bool give_back(hal::RxHandle handle) {
+    if (loans_[handle] == Loan::kLent) {
+      loans_[handle] = Loan::kReleased;
+      return true;
+    }
+    driver().repost_rx(handle);
+    return false;
+  }
+
+  std::array<Loan, kRxBuffers> loans_{};
+  std::size_t loans_out_ = 0;
 };
 
 }  // namespace starling::nic

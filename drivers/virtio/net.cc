@@ -1,6 +1,7 @@
 #include "drivers/virtio/net.h"
 
 #include <cstring>
+#include <utility>
 
 #include "drivers/irq/irq.h"
 #include "drivers/nic/partial_checksum.h"
@@ -99,6 +100,7 @@ Result<void> Net::start_device() {
       !ok.ok()) {
     return ok;
   }
+  end_tx_loans_at_reset();
   // Every RX buffer not held by the stack goes to the device.
   while (auto id = rx_.take_free()) (void)rx_.post(*id, kBufferBytes);
   const bool rx_notify = rx_.publish();
@@ -248,8 +250,24 @@ void Net::start_tx() {
 }
 
 void Net::reclaim_tx() {
-  while (auto done = tx_.pop_used()) (void)tx_.put_free(done->id);
+  bool reposted = false;
+  while (auto done = tx_.pop_used()) {
+    if (const std::uint16_t loan = std::exchange(tx_loan_[done->id], 0); loan != 0) {
+      reposted = end_loan(loan - 1u) || reposted;
+    }
+    (void)tx_.put_free(done->id);
+  }
   stats_.tx_errors = tx_.errors();
+  if (reposted) publish_rx();
+}
+
+void Net::end_tx_loans_at_reset() {
+  // The RX buffers go back to the stack, or to the RX ring start_device()
+  // is about to fill (end_loan reposts a released one: post_rx holds it
+  // for the fill below).
+  for (std::uint16_t& loan : tx_loan_) {
+    if (loan != 0) (void)end_loan(std::exchange(loan, 0) - 1u);
+  }
 }
 
 void Net::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes) {
@@ -274,20 +292,44 @@ void Net::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t byte
       reinterpret_cast<std::uintptr_t>(buffer) + header_bytes_ + before_largest;
   const auto offset = static_cast<std::uint32_t>((largest_source - natural) % kTxAlignment);
   std::byte* header = buffer + offset;
-  std::memset(header, 0, header_bytes_);
   nic::copy_fragments(header + header_bytes_, fragments);
-  if (tx_checksum_offload().udp) {
-    // lwIP left the TCP/UDP checksum to us (enable_tx_checksum_offload()).
-    if (auto partial =
-            nic::prepare_partial_checksum(std::span<std::byte>(header + header_bytes_, bytes))) {
-      header[kHdrFlags] = static_cast<std::byte>(kHdrNeedsCsum);
-      put_le16(header + kHdrCsumStart, partial->start);
-      put_le16(header + kHdrCsumOffset, partial->offset);
-    }
-  }
+  write_tx_header(header, std::span<std::byte>(header + header_bytes_, bytes));
   (void)tx_.post(id, header_bytes_ + bytes, offset);  // id is held, it fits: cannot fail
   ++stats_.tx_frames;
   stats_.tx_bytes += bytes;
+}
+
+bool Net::can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const {
+  if (handle >= rx_.size()) return false;
+  const std::span<std::byte> buffer = rx_.buffer(static_cast<std::uint16_t>(handle));
+  const auto start = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(frame.data());
+  return at >= start + header_bytes_ && at - start + frame.size() <= buffer.size();
+}
+
+void Net::fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame) {
+  const std::uint16_t id = *tx_.take_free();         // tx_full() was false
+  std::byte* header = frame.data() - header_bytes_;  // inside the buffer: can_send_in_place()
+  write_tx_header(header, frame);
+  const auto bytes = static_cast<std::uint32_t>(frame.size());
+  const std::uint64_t offset =
+      static_cast<std::uint64_t>(header - rx_.buffer(static_cast<std::uint16_t>(handle)).data());
+  const mem::PhysAddr address = rx_memory_.buffers + std::uint64_t{handle} * kBufferBytes + offset;
+  (void)tx_.post_at(id, address, header_bytes_ + bytes);  // held: cannot fail
+  tx_loan_[id] = static_cast<std::uint16_t>(handle + 1u);
+  ++stats_.tx_frames;
+  stats_.tx_bytes += bytes;
+}
+
+void Net::write_tx_header(std::byte* header, std::span<std::byte> frame) const {
+  std::memset(header, 0, header_bytes_);
+  if (!tx_checksum_offload().udp) return;
+  // lwIP left the TCP/UDP checksum to us (enable_tx_checksum_offload()).
+  if (auto partial = nic::prepare_partial_checksum(frame)) {
+    header[kHdrFlags] = static_cast<std::byte>(kHdrNeedsCsum);
+    put_le16(header + kHdrCsumStart, partial->start);
+    put_le16(header + kHdrCsumOffset, partial->offset);
+  }
 }
 
 }  // namespace starling::virtio

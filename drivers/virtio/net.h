@@ -1,6 +1,7 @@
 #ifndef STARLING_DRIVERS_VIRTIO_NET_H_
 #define STARLING_DRIVERS_VIRTIO_NET_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -40,7 +41,12 @@
 //
 // TX is one copy: transmit() and transmit_gather() copy the frame (its
 // fragments one after the other) straight from the caller's memory into the
-// DMA buffer behind the header; there is no staging buffer.
+// DMA buffer behind the header; there is no staging buffer. Or none:
+// transmit_in_place() points a TX descriptor at the RX buffer itself, the
+// virtio_net_hdr written over the bytes just before the frame (the RX
+// buffer's own header, or headers the stack has stripped), and the RX
+// buffer goes back to the RX ring when that descriptor is used
+// (nic::RingDriver's loans).
 //
 // Interrupts: the PLIC source (irq::, one-shot) signals an InterruptSource;
 // wait_for_work() acknowledges InterruptStatus, handles config changes and
@@ -50,7 +56,7 @@
 // is full and someone waits for room.
 namespace starling::virtio {
 
-class Net : public nic::RingDriver<Net> {
+class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
  public:
   static constexpr std::uint16_t kQueueSize = SplitQueue::kMaxSize;
   static constexpr std::uint32_t kBufferBytes = 2048;
@@ -122,13 +128,20 @@ class Net : public nic::RingDriver<Net> {
   void post_rx(std::uint16_t id);
 
   // The ring operations nic::RingDriver runs the policy on.
-  friend class nic::RingDriver<Net>;
+  friend class nic::RingDriver<Net, SplitQueue::kMaxSize>;
   void reclaim_tx();
   bool tx_full() const { return tx_.free_count() == 0; }
   // The header (NEEDS_CSUM and where, with CSUM taken and a TCP/UDP frame;
   // else all zero), then the fragments (`bytes` in all, already checked to
   // fit), into a free TX buffer, posted (not yet published).
   void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
+  // In place: the frame starts at least header_bytes_ into its RX buffer.
+  bool can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const;
+  void fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame);
+  // The virtio_net_hdr at `header` for the frame right behind it.
+  void write_tx_header(std::byte* header, std::span<std::byte> frame) const;
+  // TX ids whose descriptor points at an RX buffer end those loans.
+  void end_tx_loans_at_reset();
   void start_tx();
   bool rx_held(hal::RxHandle handle) const {
     return handle < rx_.size() && rx_.is_held(static_cast<std::uint16_t>(handle));
@@ -146,6 +159,8 @@ class Net : public nic::RingDriver<Net> {
   QueueMemory tx_memory_;
   SplitQueue rx_;
   SplitQueue tx_;
+  // Per TX id: 1 + the RX buffer it sends from (transmit_in_place), or 0.
+  std::array<std::uint16_t, kQueueSize> tx_loan_{};
   bool rx_posted_ = false;    // posted since the last publish
   bool tx_checksum_ = false;  // enable_tx_checksum_offload() was called
   hal::MacAddress mac_;

@@ -62,13 +62,23 @@ Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len, std::uint32_t
   if (!is_held(id) || len == 0 || offset >= buffer_bytes_ || len > buffer_bytes_ - offset) {
     return Unexpected(Error::kInvalidArgument);
   }
-  descriptors_[id].addr = buffers_phys_ + std::uint64_t{id} * buffer_bytes_ + offset;
+  enqueue(id, buffers_phys_ + std::uint64_t{id} * buffer_bytes_ + offset, len);
+  return {};
+}
+
+Result<void> SplitQueue::post_at(std::uint16_t id, mem::PhysAddr address, std::uint32_t len) {
+  if (!is_held(id) || len == 0) return Unexpected(Error::kInvalidArgument);
+  enqueue(id, address, len);
+  return {};
+}
+
+void SplitQueue::enqueue(std::uint16_t id, mem::PhysAddr address, std::uint32_t len) {
+  descriptors_[id].addr = address;
   descriptors_[id].len = len;
   posted_len_[id] = len;
   avail_ring(avail_shadow_ & (size_ - 1)) = id;
   ++avail_shadow_;
   state_[id] = State::kPosted;
-  return {};
 }
 
 bool SplitQueue::publish() {

@@ -85,6 +85,12 @@ class SplitQueue {
   // that lets its copy run on aligned words). Not visible until publish().
   // kInvalidArgument for an id not held or offset + len beyond the buffer.
   Result<void> post(std::uint16_t id, std::uint32_t len, std::uint32_t offset = 0);
+  // Puts a held id on the avail ring pointing at `len` bytes at `address`
+  // instead of its own buffer (a transmit from another queue's buffer,
+  // which the caller keeps alive until the id is used). The next post()
+  // points the id at its own buffer again. kInvalidArgument for an id not
+  // held or len 0.
+  Result<void> post_at(std::uint16_t id, mem::PhysAddr address, std::uint32_t len);
   // Makes posted ids visible to the device. True if the device wants to be
   // notified (the caller then writes QueueNotify).
   bool publish();
@@ -115,6 +121,9 @@ class SplitQueue {
 
  private:
   enum class State : std::uint8_t { kFree, kHeld, kPosted, kWithDevice };
+
+  // The descriptor and avail-ring entry of a post, checked by the caller.
+  void enqueue(std::uint16_t id, mem::PhysAddr address, std::uint32_t len);
 
   volatile std::uint16_t& avail_flags() const { return avail_[0]; }
   volatile std::uint16_t& avail_idx() const { return avail_[1]; }

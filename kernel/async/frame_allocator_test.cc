@@ -31,6 +31,22 @@ TEST(FrameAllocator, RoundsUpToSizeClassesAndReusesFreedFrames) {
   EXPECT_EQ(frames.failed_allocations(), 0u);
 }
 
+// Every size up to the largest frame lands in the smallest class that holds
+// it: the next power of two, at least kMinClassBytes (class_of's halving
+// steps against the plain definition).
+TEST(FrameAllocator, EverySizeGetsTheSmallestClassThatHoldsIt) {
+  std::vector<std::byte> arena(2 * FrameAllocator::kMaxFrameBytes);
+  FrameAllocator frames(arena);
+  for (std::size_t bytes = 1; bytes <= FrameAllocator::kMaxFrameBytes; ++bytes) {
+    std::size_t want = FrameAllocator::kMinClassBytes;
+    while (want < bytes) want *= 2;
+    void* frame = frames.allocate(bytes);
+    ASSERT_NE(frame, nullptr) << bytes;
+    ASSERT_EQ(frames.bytes_in_use(), want) << bytes;
+    frames.deallocate(frame, bytes);
+  }
+}
+
 TEST(FrameAllocator, ExhaustionAndOversizeFailAndAreCounted) {
   std::vector<std::byte> arena(256 + 15);  // room for 256 bytes once aligned
   FrameAllocator frames(arena);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernel/async/as_task.h"
+#include "kernel/async/deadline.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/promise.h"
 #include "kernel/async/sleep.h"
@@ -29,42 +30,33 @@ template <typename T>
 class [[nodiscard]] WithTimeout {
  public:
   WithTimeout(Task<T> operation, std::uint64_t deadline_ns) noexcept
-      : operation_(std::move(operation)), deadline_(deadline_ns) {}
+      : child_(std::move(operation)), deadline_(deadline_ns) {}
   WithTimeout(WithTimeout&&) noexcept = default;
   ~WithTimeout() {
     if (node_.linked()) Executor::current().timers().remove(node_);
-    // operation_'s destructor then destroys the operation if still running.
+    // child_'s destructor then destroys the operation if still running.
   }
 
-  bool await_ready() const noexcept { return !operation_.valid(); }  // kNoMemory
+  bool await_ready() const noexcept { return !child_.valid(); }  // kNoMemory
   template <TaskPromiseType P>
   std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) noexcept {
-    parent_ = &parent.promise();
     Executor::current().timers().insert(node_, deadline_, &expired);
-    return operation_.start(parent);
+    return child_.start(parent);
   }
   Result<T> await_resume() noexcept {
-    if (timed_out_) return Unexpected(Error::kTimedOut);
     if (node_.linked()) Executor::current().timers().remove(node_);
-    return operation_.take_result();
+    return child_.result();
   }
 
  private:
-  // The operation is suspended (only the executor expires timers): destroy
-  // it and wake the parent, which sees kTimedOut.
   static void expired(TimerNode& node) noexcept {
     static_assert(std::is_standard_layout_v<WithTimeout>);
-    auto& self = reinterpret_cast<WithTimeout&>(node);
-    self.timed_out_ = true;
-    self.operation_.reset();
-    Executor::current().schedule(*self.parent_);
+    reinterpret_cast<WithTimeout&>(node).child_.cancel();
   }
 
   TimerNode node_;  // first: expired() casts it back to the awaiter
-  Task<T> operation_;
+  detail::CancellableChild<T> child_;
   std::uint64_t deadline_;
-  PromiseBase* parent_ = nullptr;
-  bool timed_out_ = false;
 };
 
 template <typename T>

@@ -37,6 +37,15 @@
 // and the caller waits (wait_for_work()) for room: backpressure is a value,
 // never a silent drop.
 //
+// TX without a copy: transmit_in_place() sends received frames from the
+// RX buffers they arrived in (rewritten in place: a reflector swaps MACs, a
+// UDP echo writes its headers in front of the payload it got). The stack
+// keeps its handle and releases it as usual; a buffer still being sent when
+// it is released goes back to the device when the send completes, not
+// before, so the device never fills a buffer it is still reading. Bounded:
+// a driver lends at most kMaxRxLoans buffers to its TX ring at once and
+// copies past that, so a full TX ring cannot take the RX ring's buffers.
+//
 // No call allocates from the heap; errors are Result values.
 namespace starling::hal {
 
@@ -57,9 +66,11 @@ struct NicStats {
   std::uint64_t rx_errors = 0;  // device misbehaviour on the RX queue
   std::uint64_t tx_frames = 0;
   std::uint64_t tx_bytes = 0;
-  std::uint64_t tx_drops = 0;   // frames lost after acceptance (device reset)
-  std::uint64_t tx_errors = 0;  // device misbehaviour on the TX queue
-  std::uint64_t tx_busy = 0;    // transmit() calls that found the ring full
+  std::uint64_t tx_drops = 0;            // frames lost after acceptance (device reset)
+  std::uint64_t tx_errors = 0;           // device misbehaviour on the TX queue
+  std::uint64_t tx_busy = 0;             // transmit() calls that found the ring full
+  std::uint64_t tx_in_place = 0;         // frames sent from their RX buffer (no copy)
+  std::uint64_t tx_in_place_copied = 0;  // ... asked for, but copied (loan limit, already sending)
   std::uint64_t interrupts = 0;
   std::uint64_t config_changes = 0;
   std::uint64_t resets = 0;            // device asked for a reset and got one
@@ -96,6 +107,10 @@ struct TxChecksumOffload {
 // Largest Ethernet frame (no FCS, one VLAN tag) every driver accepts.
 inline constexpr std::size_t kMaxFrameBytes = 1518;
 
+// RX buffers a driver lends its TX ring at once (transmit_in_place); a
+// frame past the limit is copied instead (tx_in_place_copied).
+inline constexpr std::size_t kMaxRxLoans = 32;
+
 // One piece of a frame for transmit_gather(): the frame is the fragments'
 // bytes back to back. Empty fragments are allowed (and contribute nothing).
 using TxFragment = std::span<const std::byte>;
@@ -107,7 +122,7 @@ template <typename N>
 concept Nic =
     requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
              std::span<const RxHandle> handles, std::span<const std::span<const std::byte>> tx,
-             std::span<const TxFragment> fragments) {
+             std::span<const TxFragment> fragments, std::span<const RxFrame> in_place) {
       // Up to rx.size() received frames, fills rx front to back; never waits.
       { nic.receive(rx) } -> std::same_as<std::size_t>;
       // Gives buffers back to the device. kInvalidArgument (counted as nothing
@@ -123,6 +138,15 @@ concept Nic =
       // written, nothing posted; kInvalidArgument if the fragments total 0 or
       // more than kMaxFrameBytes bytes.
       { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
+      // Sends received frames from their own buffers, in order: each frame's
+      // `data` (1..kMaxFrameBytes bytes, inside the buffer of its `handle`,
+      // which the stack holds) goes out without a copy, or copied when the
+      // driver cannot send it from there (counted). How many were accepted,
+      // kBusy if none (the ring is full), kInvalidArgument for a handle not
+      // held or a frame outside its buffer (no frame from it on is sent).
+      // The stack keeps each handle; it must not write the frame again until
+      // it has released it.
+      { nic.transmit_in_place(in_place) } -> std::same_as<Result<std::size_t>>;
       // Turns on the transmit checksums the NIC can compute and says which;
       // from then on the stack leaves those out of every frame it sends.
       // Until called, nothing a sender gives depends on the NIC: virtio-net

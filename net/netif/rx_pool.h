@@ -31,9 +31,11 @@
 // PBUF_REF rather than PBUF_RAM for the zero-copy frames: lwIP never writes
 // headers in front of a PBUF_REF's payload (icmp/udp replies chain their own
 // header pbuf) and never mem_trim()s it, so nothing outside the frame is
-// touched. A copied frame is a PBUF_POOL pbuf whose stripped headers leave
-// room in front, which lwIP does write into: net/udp's send_to(Pbuf) puts
-// the payload back afterwards.
+// touched. The netif does, on purpose, when it sends such a reply from the
+// RX buffer itself (Netif::send_in_place): origin() tells it where the
+// frame began, so the headers it writes stay inside the received frame. A copied frame is a
+// PBUF_POOL pbuf whose stripped headers leave room in front, which lwIP does write into: net/udp's
+// send_to(Pbuf) puts the payload back afterwards.
 namespace starling::net {
 
 template <typename N, std::size_t kSize>
@@ -99,13 +101,30 @@ class RxPbufPool {
     ++in_use_;
     if (in_use_ > stats_.max_in_use) stats_.max_in_use = in_use_;
     w->next = nullptr;
-    w->handle = frame.handle;
+    w->in_use = true;
+    w->origin = {.frame_start = frame.data.data(), .handle = frame.handle};
     w->custom.custom_free_function = &free_function;
     const auto length = static_cast<u16_t>(frame.data.size());
     pbuf* p =
         pbuf_alloced_custom(PBUF_RAW, length, PBUF_REF, &w->custom, frame.data.data(), length);
     ++stats_.wrapped;
     return p;
+  }
+
+  // The received frame `p` wraps (where it began in the driver's buffer,
+  // and its handle), if `p` is one of this pool's zero-copy pbufs; nullptr
+  // for any other pbuf (copied frames, lwIP's own, an application's).
+  struct Origin {
+    std::byte* frame_start;
+    hal::RxHandle handle;
+  };
+  const Origin* origin(const pbuf* p) const noexcept {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    const auto first = reinterpret_cast<std::uintptr_t>(wrappers_.data());
+    if (at < first || at >= first + sizeof wrappers_) return nullptr;
+    const Wrapper& w = wrappers_[(at - first) / sizeof(Wrapper)];
+    if (reinterpret_cast<std::uintptr_t>(&w.custom.pbuf) != at || !w.in_use) return nullptr;
+    return &w.origin;
   }
 
   std::size_t in_use() const noexcept { return in_use_; }
@@ -128,7 +147,8 @@ class RxPbufPool {
     pbuf_custom custom;  // first: lwIP's pbuf* is the wrapper's address
     RxPbufPool* pool = nullptr;
     Wrapper* next = nullptr;
-    hal::RxHandle handle = 0;
+    Origin origin{nullptr, 0};
+    bool in_use = false;
   };
   static_assert(std::is_standard_layout_v<Wrapper>);
 
@@ -137,7 +157,8 @@ class RxPbufPool {
     w->pool->give_back(w);
   }
   void give_back(Wrapper* w) noexcept {
-    if (!nic_->release(w->handle).ok()) ++stats_.release_errors;
+    if (!nic_->release(w->origin.handle).ok()) ++stats_.release_errors;
+    w->in_use = false;
     ++stats_.returned;
     w->next = free_;
     free_ = w;

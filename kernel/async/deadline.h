@@ -1,0 +1,151 @@
+#ifndef STARLING_KERNEL_ASYNC_DEADLINE_H_
+#define STARLING_KERNEL_ASYNC_DEADLINE_H_
+
+#include <coroutine>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "kernel/async/executor.h"
+#include "kernel/async/promise.h"
+#include "kernel/async/task.h"
+#include "kernel/async/timer_queue.h"
+#include "kernel/lib/result.h"
+
+// A deadline that outlives the waits it bounds: a loop that waits again and
+// again until the same moment keeps one timer in the queue instead of
+// inserting and removing one per wait (with_timeout's cost).
+//
+//   Deadline deadline;
+//   for (;;) {
+//     deadline.set(next_timeout_ns);             // the queue is touched only if it moved
+//     auto woke = co_await deadline.bound(nic.wait_for_work());
+//     ...                                        // kTimedOut: the deadline came first
+//   }
+//
+// bound(operation) runs the operation as a child, like with_timeout: if it
+// finishes first its result is returned and the timer stays armed for the
+// next wait; if the deadline comes first, the operation is cancelled right
+// then (its frame and every frame it awaits destroyed, each awaiter
+// unlinking itself) and the caller gets kTimedOut. A deadline that has
+// passed with nobody waiting stays passed: the next bound() returns
+// kTimedOut at once, until set() moves it.
+namespace starling::async {
+
+namespace detail {
+
+// An operation run as a child of the awaiting task and cancelled when its
+// deadline fires: what Deadline::Bound and WithTimeout share.
+template <typename T>
+class CancellableChild {
+ public:
+  explicit CancellableChild(Task<T> operation) noexcept : operation_(std::move(operation)) {}
+  CancellableChild(CancellableChild&&) noexcept = default;
+
+  bool valid() const noexcept { return operation_.valid(); }  // false: kNoMemory
+  template <TaskPromiseType P>
+  std::coroutine_handle<> start(std::coroutine_handle<P> parent) noexcept {
+    parent_ = &parent.promise();
+    return operation_.start(parent);
+  }
+  // The deadline came first (only the executor expires timers, so the
+  // operation is suspended): destroy it and wake the parent.
+  void cancel() noexcept {
+    timed_out_ = true;
+    operation_.reset();
+    Executor::current().schedule(*parent_);
+  }
+  void time_out_now() noexcept { timed_out_ = true; }
+  bool timed_out() const noexcept { return timed_out_; }
+  Result<T> result() noexcept {
+    if (timed_out_) return Unexpected(Error::kTimedOut);
+    return operation_.take_result();
+  }
+
+ private:
+  Task<T> operation_;
+  PromiseBase* parent_ = nullptr;
+  bool timed_out_ = false;
+};
+
+}  // namespace detail
+
+class Deadline {
+ public:
+  Deadline() noexcept = default;
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+  ~Deadline() {
+    if (node_.linked()) Executor::current().timers().remove(node_);
+  }
+
+  // The moment (hal::now_ns() time) the next bound() waits until. The
+  // timer queue is touched only when it differs from the armed one, or the
+  // last one has passed.
+  void set(std::uint64_t deadline_ns) noexcept {
+    if (node_.linked()) {
+      if (node_.deadline() == deadline_ns) return;
+      Executor::current().timers().remove(node_);
+    }
+    ++arms_;
+    Executor::current().timers().insert(node_, deadline_ns, &expired);
+  }
+  // Whether the deadline has passed (or was never set).
+  bool passed() const noexcept { return !node_.linked(); }
+  // Times set() put the timer in the queue: a test's way to see it kept.
+  std::uint64_t arms() const noexcept { return arms_; }
+
+  template <typename T>
+  class [[nodiscard]] Bound {
+   public:
+    Bound(Deadline& deadline, Task<T> operation) noexcept
+        : deadline_(&deadline), child_(std::move(operation)) {}
+    Bound(Bound&&) noexcept = default;
+    ~Bound() {
+      if (deadline_->waiter_ == this) deadline_->waiter_ = nullptr;
+    }
+
+    bool await_ready() noexcept {
+      if (!child_.valid()) return true;  // kNoMemory
+      if (!deadline_->passed()) return false;
+      child_.time_out_now();
+      return true;
+    }
+    template <TaskPromiseType P>
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) noexcept {
+      deadline_->waiter_ = this;
+      deadline_->fire_ = &fire;
+      return child_.start(parent);
+    }
+    Result<T> await_resume() noexcept {
+      if (deadline_->waiter_ == this) deadline_->waiter_ = nullptr;
+      return child_.result();
+    }
+
+   private:
+    static void fire(void* self) noexcept { static_cast<Bound*>(self)->child_.cancel(); }
+    Deadline* deadline_;
+    detail::CancellableChild<T> child_;
+  };
+
+  template <typename T>
+  Bound<T> bound(Task<T> operation) noexcept {
+    return Bound<T>(*this, std::move(operation));
+  }
+
+ private:
+  static void expired(TimerNode& node) noexcept {
+    static_assert(std::is_standard_layout_v<Deadline>);
+    auto& self = reinterpret_cast<Deadline&>(node);
+    if (void* waiter = std::exchange(self.waiter_, nullptr); waiter != nullptr) self.fire_(waiter);
+  }
+
+  TimerNode node_;                 // first: expired() casts it back to the deadline
+  void* waiter_ = nullptr;         // the Bound awaiting now, if any
+  void (*fire_)(void*) = nullptr;  // its cancel
+  std::uint64_t arms_ = 0;
+};
+
+}  // namespace starling::async
+
+#endif  // STARLING_KERNEL_ASYNC_DEADLINE_H_
