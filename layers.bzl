@@ -11,6 +11,7 @@ CONSUMERS = [
     "//bench:__subpackages__",
     "//fuzz:__subpackages__",
     "//test:__subpackages__",
+    "//toolchain/compare:__pkg__",
     "//toolchain/tests:__subpackages__",
 ]
 

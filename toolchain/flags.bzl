@@ -6,12 +6,17 @@ by name on every action (`bazel aquery`) and the toolchain tests can check
 them. Where does -msmall-data-limit=0 come from? SMALL_DATA, below.
 """
 
-# Paths inside the execroot of the pinned toolchain (@starling_llvm).
-LLVM_ROOT = "external/starling_llvm/usr/lib/llvm-19"
-RESOURCE_DIR = LLVM_ROOT + "/lib/clang/19"
-PICOLIBC_INCLUDE = "external/starling_llvm/usr/lib/picolibc/riscv64-unknown-elf/include"
-LIBCXX_INCLUDE = LLVM_ROOT + "/include/c++/v1"
-LIBCXX_CONFIG_SITE = "toolchain/libcxx"
+# Paths inside the execroot of a pinned toolchain (@starling_llvm for clang
+# 19, @starling_llvm22 for clang 22: toolchain/pins.bzl's COMPILERS).
+def llvm_paths(repo, major):
+    llvm_root = "external/%s/usr/lib/llvm-%s" % (repo, major)
+    return struct(
+        resource_dir = llvm_root + "/lib/clang/" + major,
+        picolibc_include = "external/%s/usr/lib/picolibc/riscv64-unknown-elf/include" % repo,
+        libcxx_include = llvm_root + "/include/c++/v1",
+        # Our freestanding __config_site for that libc++ (toolchain/libcxx/N/).
+        libcxx_config_site = "toolchain/libcxx/" + major,
+    )
 
 # The kernel's ISA: RV64 with the M, A and C extensions (the Star64's U74
 # cores have F and D too, but the kernel keeps floating point off so traps
@@ -52,33 +57,25 @@ WARNINGS = ["-Wall", "-Wextra", "-Werror"]
 # Only the toolchain's own headers: the pinned libc++ headers behind our
 # freestanding __config_site, clang's resource headers, picolibc's headers.
 # Nothing from /usr can be found, and Bazel rejects anything not declared.
-RISCV64_CXX_INCLUDES = [
-    "-nostdinc++",
-    "-isystem",
-    LIBCXX_CONFIG_SITE,
-    "-isystem",
-    LIBCXX_INCLUDE,
-]
-RISCV64_INCLUDES = [
-    "-nostdinc",
-    "-isystem",
-    RESOURCE_DIR + "/include",
-    "-isystem",
-    PICOLIBC_INCLUDE,
-]
+def riscv64_cxx_includes(paths):
+    return ["-nostdinc++", "-isystem", paths.libcxx_config_site, "-isystem", paths.libcxx_include]
+
+def riscv64_includes(paths):
+    return ["-nostdinc", "-isystem", paths.resource_dir + "/include", "-isystem", paths.picolibc_include]
 
 # The same binary from any checkout or output base. The wrapper
 # (toolchain/wrappers/dispatch.sh) replaces __EXEC_ROOT__ with the action's
 # working directory, which Bazel does not expose to toolchain flags.
-REPRODUCIBLE = [
-    "-ffile-prefix-map=__EXEC_ROOT__=.",
-    "-no-canonical-prefixes",
-    "-resource-dir=" + RESOURCE_DIR,
-    "-Wno-builtin-macro-redefined",
-    "-D__DATE__=\"redacted\"",
-    "-D__TIMESTAMP__=\"redacted\"",
-    "-D__TIME__=\"redacted\"",
-]
+def reproducible(paths):
+    return [
+        "-ffile-prefix-map=__EXEC_ROOT__=.",
+        "-no-canonical-prefixes",
+        "-resource-dir=" + paths.resource_dir,
+        "-Wno-builtin-macro-redefined",
+        "-D__DATE__=\"redacted\"",
+        "-D__TIMESTAMP__=\"redacted\"",
+        "-D__TIME__=\"redacted\"",
+    ]
 
 # Static, no C runtime or libc from the toolchain: the kernel brings its own
 # entry, memcpy and friends. lld drops unreferenced sections.
@@ -103,17 +100,19 @@ HOST_INCLUDE_DIRECTORIES = [
     "/usr/lib/gcc/x86_64-linux-gnu/12/include",
     "/usr/local/include",
 ]
-HOST_LINK = [
-    "-fuse-ld=lld",
-    "-no-canonical-prefixes",
-    "-resource-dir=" + RESOURCE_DIR,
-    "-lstdc++",
-    "-lm",
-    "-pthread",
-]
+
+def host_link(paths):
+    return [
+        "-fuse-ld=lld",
+        "-no-canonical-prefixes",
+        "-resource-dir=" + paths.resource_dir,
+        "-lstdc++",
+        "-lm",
+        "-pthread",
+    ]
 
 # Host tests run under AddressSanitizer and UndefinedBehaviorSanitizer with
-# the runtimes from the pinned libclang-rt-19-dev; any report fails the test.
+# the runtimes from the pinned libclang-rt-N-dev; any report fails the test.
 SANITIZERS = [
     "-fsanitize=address,undefined",
     "-fno-sanitize-recover=all",
@@ -141,16 +140,16 @@ FLAGS = struct(
     FRAME_POINTERS = FRAME_POINTERS,
     CXX_STANDARD = CXX_STANDARD,
     WARNINGS = WARNINGS,
-    RISCV64_CXX_INCLUDES = RISCV64_CXX_INCLUDES,
-    RISCV64_INCLUDES = RISCV64_INCLUDES,
-    REPRODUCIBLE = REPRODUCIBLE,
+    riscv64_cxx_includes = riscv64_cxx_includes,
+    riscv64_includes = riscv64_includes,
+    reproducible = reproducible,
     RISCV64_LINK = RISCV64_LINK,
     OPT = OPT,
     DBG = DBG,
     FASTBUILD = FASTBUILD,
     HOST_ARCH = HOST_ARCH,
     HOST_INCLUDE_DIRECTORIES = HOST_INCLUDE_DIRECTORIES,
-    HOST_LINK = HOST_LINK,
+    host_link = host_link,
     SANITIZERS = SANITIZERS,
     SANITIZER_LINK = SANITIZER_LINK,
     FUZZER_COMPILE = FUZZER_COMPILE,

@@ -5,12 +5,18 @@ This is the one place to change a pin. To move to another version: change
 from the error message into `sha256` once you have checked where it came from.
 """
 
-# The clang the riscv64 and host toolchains run. The version check refuses any
-# other (toolchain/check_clang_version.sh).
+# The clangs the riscv64 and host toolchains run. clang 19.1.7 is the default;
+# clang 22.1.8 is chosen with `--config=clang22` (toolchain/BUILD.bazel). The
+# version check refuses any other (toolchain/check_clang_version.sh).
 CLANG_VERSION = "19.1.7"
 LLVM_MAJOR = "19"
+CLANG22_VERSION = "22.1.8"
 
 _LLVM = "1:19.1.7-3~deb12u1"
+_LLVM22 = "1:22.1.8-1~deb12u1"
+
+# The riscv64 C library headers: the same for every compiler.
+_PICOLIBC = ("1.8-1", "0dadfbd9eb6a6c2ce5e0b1466da03d5c99b901f5977f0bc17cc60c0a42fcee66")
 
 # Compiler, linker, binutils, resource headers, sanitizer runtimes, libc++
 # headers, and the riscv64 C library headers.
@@ -27,7 +33,23 @@ LLVM_PACKAGES = {
     "libc++abi-19-dev": (_LLVM, "78d59818a21a756868670d7b27d2737fd33b23f7597585d56e0656dd059147d9"),
     # The formatter the lint test runs (same LLVM as the compiler).
     "clang-format-19": (_LLVM, "294be761c32accb59d1fb8a27b4929d0f219a898b47fd52a8f5e2c841ab8d089"),
-    "picolibc-riscv64-unknown-elf": ("1.8-1", "0dadfbd9eb6a6c2ce5e0b1466da03d5c99b901f5977f0bc17cc60c0a42fcee66"),
+    "picolibc-riscv64-unknown-elf": _PICOLIBC,
+}
+
+# The second compiler, the same set from Debian's llvm-toolchain-22
+# (bookworm-security), 71 MB of .debs.
+LLVM22_PACKAGES = {
+    "clang-22": (_LLVM22, "b6ffc4ffae2bf3d0757bab0623701060b30f5bb59e7ba4123d66b56fbb91362a"),
+    "libclang-cpp22": (_LLVM22, "662a8497190dd6cebaee2ac9421ed9d91cb1199eeabd154eafc4b5c1ac01d4b3"),
+    "libllvm22": (_LLVM22, "729ec3e943d320515c2bbdc96acfffd7ce34861e62bd5c42726bf586d644dfe2"),
+    "libclang-common-22-dev": (_LLVM22, "833d7559bfbe169d7927dfe151cae48bf352da5202e36034a206688ae33f9031"),
+    "libclang-rt-22-dev": (_LLVM22, "e637f2395fd744311599971dd0542526a1482521861a02d8b1bf5086de9a7365"),
+    "lld-22": (_LLVM22, "13103b3fb3195bfeade9835d3906a4cc91002010f9013d98aa1fc55b841d07b4"),
+    "liblld-22": (_LLVM22, "538ad201ca6e898d5a02b52572d28e129e9822e4aaea5418f157a18813b6ac72"),
+    "llvm-22": (_LLVM22, "fcde579693b3f1cf1da596694c1add8a961ab1e1bd22744d4bff165d4f865add"),
+    "libc++-22-dev": (_LLVM22, "8931d220c251fd5576c00e47dc0034b57a7c84d26e99b4679d7b13f039e6a8f4"),
+    "libc++abi-22-dev": (_LLVM22, "99c745a1a09a849358d7ebbb1945a966e05469d1b79ba009714da2980140c2ee"),
+    "picolibc-riscv64-unknown-elf": _PICOLIBC,
 }
 
 # picolibc ships 30-odd multilibs (1 GB extracted); the kernel uses one.
@@ -36,6 +58,14 @@ LLVM_EXTRACT = {
         "./usr/lib/picolibc/riscv64-unknown-elf/include",
         "./usr/lib/picolibc/riscv64-unknown-elf/lib/release/rv64imac/lp64",
     ],
+}
+
+# Each compiler: its repository, its LLVM major (the directory names in the
+# packages: usr/lib/llvm-N, lib/clang/N, libLLVM.so.N.1), its version and
+# packages. Each has its toolchains in toolchain/BUILD.bazel.
+COMPILERS = {
+    "clang19": struct(repo = "starling_llvm", major = LLVM_MAJOR, version = CLANG_VERSION, packages = LLVM_PACKAGES),
+    "clang22": struct(repo = "starling_llvm22", major = "22", version = CLANG22_VERSION, packages = LLVM22_PACKAGES),
 }
 
 # GoogleTest, built from its source by Bazel for the host tests.

@@ -3,10 +3,9 @@
 load(
     "//toolchain:pins.bzl",
     "BUILDIFIER_NPM",
-    "CLANG_VERSION",
+    "COMPILERS",
     "GOOGLETEST_PACKAGES",
     "LLVM_EXTRACT",
-    "LLVM_PACKAGES",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
     "UBOOT_TOOLS_PACKAGES",
@@ -17,21 +16,24 @@ load("//toolchain/repositories:npm_package.bzl", "npm_package")
 
 def starling_repositories():
     """Declares every external repository; called from WORKSPACE."""
-    debian_packages(
-        name = "starling_llvm",
-        packages = pinned(LLVM_PACKAGES),
-        arch_all = ["picolibc-riscv64-unknown-elf"],
-        extract = LLVM_EXTRACT,
-        # Debian puts this link in llvm-19-dev (43 MB we do not need); clang's
-        # RUNPATH ($ORIGIN/../lib) looks for libLLVM here.
-        symlinks = {
-            "usr/lib/llvm-19/lib/libLLVM.so.19.1": "../../x86_64-linux-gnu/libLLVM.so.19.1",
-        },
-        build_file = "//toolchain/repositories:BUILD.llvm",
-        version_check = "//toolchain:check_clang_version.sh",
-        version_check_binary = "usr/lib/llvm-19/bin/clang",
-        expected_version = CLANG_VERSION,
-    )
+    for compiler in COMPILERS.values():
+        major = compiler.major
+        debian_packages(
+            name = compiler.repo,
+            packages = pinned(compiler.packages),
+            arch_all = ["picolibc-riscv64-unknown-elf"],
+            extract = LLVM_EXTRACT,
+            # Debian puts this link in llvm-N-dev (tens of MB we do not
+            # need); clang's RUNPATH ($ORIGIN/../lib) looks for libLLVM here.
+            symlinks = {
+                "usr/lib/llvm-%s/lib/libLLVM.so.%s.1" % (major, major): "../../x86_64-linux-gnu/libLLVM.so.%s.1" % major,
+            },
+            build_file = "//toolchain/repositories:BUILD.llvm",
+            build_substitutions = {"%{major}": major},
+            version_check = "//toolchain:check_clang_version.sh",
+            version_check_binary = "usr/lib/llvm-%s/bin/clang" % major,
+            expected_version = compiler.version,
+        )
     debian_packages(
         name = "googletest",
         packages = pinned(GOOGLETEST_PACKAGES),

@@ -20,12 +20,24 @@ _bench_transition = transition(
     ],
 )
 
-def _bench_build_impl(ctx):
-    files = depset(transitive = [t[DefaultInfo].files for t in ctx.attr.srcs])
+def files_and_runfiles(ctx, targets):
+    """The files and runfiles of several targets as one.
+
+    Args:
+      ctx: the rule context (for ctx.runfiles).
+      targets: the targets whose DefaultInfo to merge.
+
+    Returns:
+      A DefaultInfo with all their files and runfiles.
+    """
+    files = depset(transitive = [t[DefaultInfo].files for t in targets])
     runfiles = ctx.runfiles(transitive_files = files)
-    for t in ctx.attr.srcs:
+    for t in targets:
         runfiles = runfiles.merge(t[DefaultInfo].default_runfiles)
-    return [DefaultInfo(files = files, runfiles = runfiles)]
+    return DefaultInfo(files = files, runfiles = runfiles)
+
+def _bench_build_impl(ctx):
+    return [files_and_runfiles(ctx, ctx.attr.srcs)]
 
 bench_build = rule(
     implementation = _bench_build_impl,

@@ -20,9 +20,13 @@
 	/*
 	 * With the C extension on, `j` assembles to a 2-byte c.j and shifts every
 	 * field after it; U-Boot then reports "Bad Linux RISCV Image magic!".
+	 * norelax: the header's size must be known to the assembler (the check
+	 * below); clang 22's assembler leaves code sizes open for the linker's
+	 * relaxation otherwise, and refuses ". - __image_header" as not absolute.
 	 */
 	.option	push
 	.option	norvc
+	.option	norelax
 __image_header:
 	j	_start			/* 0x00 code0 */
 	.word	0			/* 0x04 code1 */

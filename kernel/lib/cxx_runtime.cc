@@ -27,9 +27,17 @@ void* __dso_handle = nullptr;
 
 // libc++'s assertion and "this cannot happen" path (hardening checks,
 // std::string_view::at, std::optional::value on an empty optional...).
+// libc++ 20 and later declare it noexcept (the exception specification is
+// part of the type, so the definition must match whichever pinned libc++
+// is in use: 19 or 22, toolchain/pins.bzl).
+#if _LIBCPP_VERSION >= 200000
+#define STARLING_VERBOSE_ABORT_NOEXCEPT noexcept
+#else
+#define STARLING_VERBOSE_ABORT_NOEXCEPT
+#endif
 namespace std {
 inline namespace __1 {
-[[noreturn]] void __libcpp_verbose_abort(const char* format, ...) {
+[[noreturn]] void __libcpp_verbose_abort(const char* format, ...) STARLING_VERBOSE_ABORT_NOEXCEPT {
   // The format is printf-style with arguments we cannot format here; its
   // fixed text already names the failed check.
   starling::panic(format);

@@ -13,7 +13,8 @@ The rules, by the top-level folder a target's package is in:
   net      may use kernel, net            (the NIC interface, never a driver)
   platform may use kernel, drivers, net, platform   (boards bind drivers)
   apps     may use kernel, net, platform, apps       (never a driver directly)
-  test, fuzz, bench, toolchain/tests: consumers, may use anything
+  test, fuzz, bench, toolchain/tests, toolchain/compare: consumers, may use
+           anything (toolchain/compare builds the apps to report on them)
   toolchain, the root package: toolchain and the root package only
 Everyone may use the toolchain, the root package (WORKSPACE) and the
 configuration targets (and every test the toolchain's test support) (platforms, constraints, config_settings: `//platform`'s
@@ -35,7 +36,7 @@ ALLOWED = {
     "toolchain": {"toolchain", "root"},
     "root": {"toolchain", "root"},
 }
-CONSUMERS = {"test", "fuzz", "bench", "toolchain/tests"}
+CONSUMERS = {"test", "fuzz", "bench", "toolchain/tests", "toolchain/compare"}
 UNIVERSAL = {"toolchain", "root"}
 CONFIGURATION_KINDS = {
     "constraint_setting",
@@ -55,8 +56,9 @@ def layer(label):
     if not label.startswith("//"):
         return None
     package = label[2:].split(":", 1)[0]
-    if package == "toolchain/tests" or package.startswith("toolchain/tests/"):
-        return "toolchain/tests"
+    for consumer in ("toolchain/tests", "toolchain/compare"):
+        if package == consumer or package.startswith(consumer + "/"):
+            return consumer
     top = package.split("/", 1)[0]
     return top if top else "root"
 

@@ -13,10 +13,16 @@ does at build time).
 
 import json
 import os
+import re
 import sys
 
-WRAPPER = "toolchain/wrappers/clang"
-CLANG = "external/starling_llvm/usr/lib/llvm-19/bin/clang"
+# toolchain/wrappers/<compiler>/clang -> the pinned clang it runs
+# (toolchain/wrappers/dispatch.sh's table).
+WRAPPER = re.compile(r"^toolchain/wrappers/(clang\d+)/clang$")
+CLANG = {
+    "clang19": "external/starling_llvm/usr/lib/llvm-19/bin/clang",
+    "clang22": "external/starling_llvm22/usr/lib/llvm-22/bin/clang",
+}
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".S", ".s")
 
 
@@ -35,8 +41,9 @@ def entries(dump, execution_root):
         source = source_of(arguments)
         if source is None or not source.endswith(SOURCE_SUFFIXES):
             continue
-        if arguments[0] == WRAPPER:
-            arguments[0] = os.path.join(execution_root, CLANG)
+        wrapper = WRAPPER.match(arguments[0])
+        if wrapper and wrapper.group(1) in CLANG:
+            arguments[0] = os.path.join(execution_root, CLANG[wrapper.group(1)])
         arguments = [a.replace("__EXEC_ROOT__", execution_root) for a in arguments]
         yield {"directory": execution_root, "file": source, "arguments": arguments}
 

@@ -119,7 +119,7 @@ def _debian_packages_impl(rctx):
             fail(result.stderr + result.stdout)
 
     rctx.file("WORKSPACE", "workspace(name = \"%s\")\n" % rctx.name)
-    rctx.template("BUILD.bazel", rctx.attr.build_file, executable = False)
+    rctx.template("BUILD.bazel", rctx.attr.build_file, substitutions = rctx.attr.build_substitutions, executable = False)
 
 debian_packages = repository_rule(
     implementation = _debian_packages_impl,
@@ -129,6 +129,7 @@ debian_packages = repository_rule(
         "extract": attr.string_list_dict(doc = "name -> members to extract (default: all)"),
         "symlinks": attr.string_dict(doc = "link -> target, created after extraction"),
         "build_file": attr.label(mandatory = True, allow_single_file = True),
+        "build_substitutions": attr.string_dict(doc = "placeholder -> value, in build_file"),
         "version_check": attr.label(allow_single_file = True),
         "version_check_binary": attr.string(),
         "expected_version": attr.string(),

@@ -1,6 +1,9 @@
 """Checks the riscv64 actions of a `bazel aquery --output=jsonproto` dump.
 
-usage: check_action_flags.py MODE AQUERY_JSON
+usage: check_action_flags.py MODE AQUERY_JSON [COMPILER]
+
+COMPILER (clang19, the default, or clang22): every riscv64 compile and link
+must run that compiler's wrapper (toolchain/wrappers/COMPILER/clang).
 
 The expected flags are the issue's specification, written out here on
 purpose rather than read from toolchain/flags.bzl: this test is what catches a
@@ -46,7 +49,7 @@ def source_of(args):
     return ""
 
 
-def problems(action, mode):
+def problems(action, mode, compiler):
     args = action["arguments"]
     if action["mnemonic"] == "CppLink":
         if not args[0].endswith("/clang"):
@@ -62,6 +65,8 @@ def problems(action, mode):
         if src.endswith((".cc", ".cpp", ".cxx")):
             want += COMPILE_CXX
     found = []
+    if not args[0].endswith("wrappers/%s/clang" % compiler):
+        found.append("runs %s, not %s's wrapper" % (args[0], compiler))
     for flag in want:
         if flag not in args:
             found.append("missing " + flag)
@@ -81,6 +86,7 @@ def problems(action, mode):
 
 def main():
     mode, path = sys.argv[1], sys.argv[2]
+    compiler = sys.argv[3] if len(sys.argv) > 3 else "clang19"
     with open(path) as f:
         graph = json.load(f)
     configs = {c["id"]: c.get("mnemonic", "") for c in graph.get("configuration", [])}
@@ -93,15 +99,15 @@ def main():
         # build machine (host/exec configurations), not riscv64 code.
         if "-ST-" not in config:
             continue
-        found = problems(action, mode)
+        found = problems(action, mode, compiler)
         if found is None:
             continue
         counts[action["mnemonic"]] = counts.get(action["mnemonic"], 0) + 1
         for p in found:
-            print("FAIL [%s] %s: %s" % (mode, action["mnemonic"], p))
+            print("FAIL [%s %s] %s: %s" % (compiler, mode, action["mnemonic"], p))
             print("     " + " ".join(action["arguments"]))
             bad += 1
-    print("[%s] checked %d compile and %d link actions" % (mode, counts["CppCompile"], counts["CppLink"]))
+    print("[%s %s] checked %d compile and %d link actions" % (compiler, mode, counts["CppCompile"], counts["CppLink"]))
     if counts["CppCompile"] < 5 or counts["CppLink"] < 2:
         print("FAIL [%s] too few actions: the query found nothing to check" % mode)
         bad += 1

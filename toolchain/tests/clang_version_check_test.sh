@@ -1,15 +1,29 @@
 #!/bin/bash
-# The clang version check accepts the pinned clang and refuses any other.
-#   clang_version_check_test.sh CHECK_SCRIPT PINNED_CLANG
+# The clang version check accepts each pinned clang as its own version and
+# refuses any other.
+#   clang_version_check_test.sh CHECK_SCRIPT PINNED_CLANG19 PINNED_CLANG22
 set -uo pipefail
 check=$1
 pinned=$2
+pinned22=$3
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail=0
 
-# 1. The pinned clang passes.
+# 1. Each pinned clang passes as itself, and is refused as the other.
 if ! out=$(sh "$check" "$pinned" 19.1.7 2>&1); then
-  echo "FAIL: the pinned clang was refused: $out"
+  echo "FAIL: the pinned clang 19 was refused: $out"
+  fail=1
+fi
+if ! out=$(sh "$check" "$pinned22" 22.1.8 2>&1); then
+  echo "FAIL: the pinned clang 22 was refused: $out"
+  fail=1
+fi
+if out=$(sh "$check" "$pinned22" 19.1.7 2>&1) || ! grep -qF "expected clang 19.1.7, found 22.1.8" <<<"$out"; then
+  echo "FAIL: the real clang 22 passed for 19.1.7 (or the message is wrong): $out"
+  fail=1
+fi
+if out=$(sh "$check" "$pinned" 22.1.8 2>&1) || ! grep -qF "expected clang 22.1.8, found 19.1.7" <<<"$out"; then
+  echo "FAIL: the real clang 19 passed for 22.1.8 (or the message is wrong): $out"
   fail=1
 fi
 
@@ -49,5 +63,5 @@ if out=$(sh "$check" "$tmp/does-not-exist" 19.1.7 2>&1); then
   fail=1
 fi
 
-[[ $fail -eq 0 ]] && echo "PASS: pinned clang accepted; clang 22.1.8, 19.1.6 and a missing binary refused"
+[[ $fail -eq 0 ]] && echo "PASS: both pinned clangs accepted as themselves and refused as each other; a fake 22.1.8, 19.1.6 and a missing binary refused"
 exit $fail

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Every riscv64 compile and link action carries the pinned flags, in every
-# compilation mode. Reads the real action graph with `bazel aquery` (Bazel 4.2.3
+# compilation mode, with each pinned compiler (and runs that compiler's
+# wrapper). Reads the real action graph with `bazel aquery` (Bazel 4.2.3
 # hides compile command lines from Starlark) in a nested Bazel.
 set -uo pipefail
 source toolchain/tests/nested_bazel.sh
@@ -8,14 +9,17 @@ source toolchain/tests/nested_bazel.sh
 # Everything built for a board: the dependencies of every image target.
 query='mnemonic("CppCompile|CppLink", deps(kind("qemu_image|board_image", //apps/... + //test/...)))'
 fail=0
-for mode in fastbuild opt dbg; do
-  out="$TEST_TMPDIR/aquery-$mode.json"
-  if ! nested_bazel aquery --reuse-repositories aquery -c "$mode" --output=jsonproto "$query"; then
-    echo "FAIL: bazel aquery -c $mode failed:"
-    cat "$TEST_TMPDIR/aquery.log"
-    exit 1
-  fi
-  mv "$TEST_TMPDIR/aquery.out" "$out"
-  python3 toolchain/tests/check_action_flags.py "$mode" "$out" || fail=1
+for compiler in clang19 clang22; do
+  for mode in fastbuild opt dbg; do
+    out="$TEST_TMPDIR/aquery-$compiler-$mode.json"
+    if ! nested_bazel aquery --reuse-repositories aquery -c "$mode" \
+        $([[ $compiler == clang22 ]] && echo --config=clang22) --output=jsonproto "$query"; then
+      echo "FAIL: bazel aquery -c $mode ($compiler) failed:"
+      cat "$TEST_TMPDIR/aquery.log"
+      exit 1
+    fi
+    mv "$TEST_TMPDIR/aquery.out" "$out"
+    python3 toolchain/tests/check_action_flags.py "$mode" "$out" "$compiler" || fail=1
+  done
 done
 exit $fail

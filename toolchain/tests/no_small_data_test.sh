@@ -21,10 +21,15 @@ for f in "$@"; do
     echo "FAIL: $f is not a RISC-V ELF"
     bad=1
   fi
-  sections=$("$readelf" -S -W "$f" | sed -n 's/^ *\[ *[0-9]*\] \([^ ]*\).*/\1/p')
-  small=$(grep -E '^\.(sdata|sbss|srodata)' <<<"$sections" || true)
+  table=$("$readelf" -S -W "$f" | sed -n 's/^ *\[ *\([0-9]*\)\] \([^ ]*\).*/\1 \2/p')
+  small=$(awk '$2 ~ /^\.(sdata|sbss|srodata)/ { print $2 }' <<<"$table")
   if [[ -n "$small" ]]; then
-    echo "FAIL: $f has small-data sections: $(echo $small)"
+    # Which symbols they hold: what moved into gp-relative small data.
+    indices=$(awk '$2 ~ /^\.(sdata|sbss|srodata)/ { printf "%s ", $1 }' <<<"$table")
+    symbols=$("$readelf" -s -W "$f" | awk -v idx="$indices" '
+      BEGIN { n = split(idx, list, " "); for (i = 1; i <= n; i++) want[list[i]] = 1 }
+      $7 in want && $4 != "SECTION" && $8 != "" { printf "%s ", $8 }')
+    echo "FAIL: $f has small-data sections: $(echo $small); symbols in them: ${symbols:-none named}"
     bad=1
   fi
   checked=$((checked + 1))

@@ -7,7 +7,7 @@ also collects each link action's command line, which Bazel 4.2.3 exposes to
 Starlark (compile command lines it does not: see compile_flags_test).
 """
 
-load("//platform:transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
+load("//platform:transition.bzl", "TRANSITION_ALLOWLIST")
 
 ObjectsInfo = provider(
     doc = "Object files compiled for a binary, and its link command lines.",
@@ -42,6 +42,40 @@ objects_aspect = aspect(
     attr_aspects = ["deps", "srcs"],
 )
 
+# The board's platform, and the pinned compiler asked for ("": the one in force).
+# The board's platform; with a compiler, that compiler's toolchains first in
+# resolution (as --config=clang22 does) and its own output directories.
+_COMPILER_TOOLCHAINS = {
+    "clang22": [
+        "//toolchain:riscv64_clang22_elf_toolchain",
+        "//toolchain:host_clang22_linux_toolchain",
+    ],
+}
+
+def _objects_transition_impl(settings, attr):
+    if not attr.compiler:
+        return {
+            "//command_line_option:platforms": attr.platform,
+            "//command_line_option:extra_toolchains": settings["//command_line_option:extra_toolchains"],
+            "//command_line_option:platform_suffix": settings["//command_line_option:platform_suffix"],
+        }
+    return {
+        "//command_line_option:platforms": attr.platform,
+        "//command_line_option:extra_toolchains": _COMPILER_TOOLCHAINS[attr.compiler] +
+                                                  settings["//command_line_option:extra_toolchains"],
+        "//command_line_option:platform_suffix": "-" + attr.compiler,
+    }
+
+_objects_transition = transition(
+    implementation = _objects_transition_impl,
+    inputs = ["//command_line_option:extra_toolchains", "//command_line_option:platform_suffix"],
+    outputs = [
+        "//command_line_option:platforms",
+        "//command_line_option:extra_toolchains",
+        "//command_line_option:platform_suffix",
+    ],
+)
+
 def _board_objects_impl(ctx):
     info = ctx.attr.binary[0][ObjectsInfo]
     objects = info.objects.to_list()
@@ -56,8 +90,9 @@ def _board_objects_impl(ctx):
 board_objects = rule(
     implementation = _board_objects_impl,
     attrs = dict(TRANSITION_ALLOWLIST, **{
-        "binary": attr.label(mandatory = True, cfg = board_transition, aspects = [objects_aspect]),
+        "binary": attr.label(mandatory = True, cfg = _objects_transition, aspects = [objects_aspect]),
         "platform": attr.string(mandatory = True),
+        "compiler": attr.string(default = "", doc = "\"clang22\", or \"\": the toolchains in force"),
     }),
-    doc = "The objects, link command lines and binary of a cc_binary built for a board.",
+    doc = "The objects, link command lines and binary of a cc_binary built for a board (and compiler).",
 )

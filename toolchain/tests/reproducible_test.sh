@@ -1,8 +1,9 @@
 #!/bin/bash
 # The Star64 image built twice from scratch, in two different output bases
-# (each fetching and extracting the pinned toolchain itself), is byte-identical,
-# in the default mode and in -c dbg (debug info carries paths, which
-# -ffile-prefix-map must have stripped).
+# (each fetching and extracting the pinned toolchains itself), is
+# byte-identical, in the default mode and in -c dbg (debug info carries paths,
+# which -ffile-prefix-map must have stripped), and with the second pinned
+# compiler in -c dbg (--config=clang22: bazel-out/k8-dbg-clang22).
 set -uo pipefail
 source toolchain/tests/nested_bazel.sh
 target=//apps/hello:star64
@@ -10,18 +11,21 @@ files=(star64.elf star64.Image star64.uImage)
 fail=0
 for base in first second-output-base; do
   start=$(date +%s)
-  for mode in fastbuild dbg; do
-    if ! nested_bazel "$base" build -c "$mode" "$target"; then
-      echo "FAIL: building $target -c $mode in output base '$base' failed:"
+  # clang 22 in -c dbg alone: its debug info is where paths would show.
+  for build in "fastbuild" "dbg" "dbg --config=clang22"; do
+    read -r mode config <<<"$build"
+    if ! nested_bazel "$base" build -c "$mode" $config "$target"; then
+      echo "FAIL: building $target -c $mode $config in output base '$base' failed:"
       tail -30 "$TEST_TMPDIR/$base.log"
       exit 1
     fi
   done
-  echo "built $target (fastbuild, dbg) from scratch in output base '$base' in $(( $(date +%s) - start )) s"
+  echo "built $target (fastbuild, dbg; clang 22 dbg) from scratch in output base '$base' in $(( $(date +%s) - start )) s"
 done
-for mode in fastbuild dbg; do
+for dir in fastbuild dbg dbg-clang22; do
 for f in "${files[@]}"; do
-  bin="execroot/starling/bazel-out/k8-$mode/bin/apps/hello"
+  mode=$dir
+  bin="execroot/starling/bazel-out/k8-$dir/bin/apps/hello"
   a="$TEST_TMPDIR/first/$bin/$f"
   b="$TEST_TMPDIR/second-output-base/$bin/$f"
   f="$f ($mode)"
