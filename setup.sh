@@ -58,9 +58,10 @@ PACKAGES=(
   linux-libc-dev
   # The host toolchain (pinned clang) compiles tests against the host glibc and libstdc++.
   libc6-dev libstdc++-12-dev libgcc-12-dev
-  # Shared libraries the pinned clang/lld binaries load at run time (ldd: libLLVM.so.19.1's
-  # dependencies). They do not change what the compiler emits; the build inputs stay pinned.
-  libz3-4 libxml2 libedit2 libffi8 libbsd0 libicu72 libzstd1 zlib1g libtinfo6 liblzma5
+  # Shared libraries the pinned clang/lld binaries load at run time (ldd: libLLVM.so.19.1's and
+  # libLLVM.so.22.1's dependencies; clang 22's llvm-cov and llvm-objdump also load libcurl).
+  # They do not change what the compiler emits; the build inputs stay pinned.
+  libz3-4 libxml2 libedit2 libffi8 libbsd0 libicu72 libzstd1 zlib1g libtinfo6 liblzma5 libcurl4
   # Toolchain fetch by Bazel repository rules: apt-get download + dpkg-deb -x of pinned .debs,
   # `apt-get source` of lwIP (dpkg-dev), its .orig.tar.xz (xz-utils), HTTPS mirrors (ca-certificates).
   xz-utils dpkg-dev ca-certificates
