@@ -44,8 +44,10 @@ PACKAGES=(
   # Run and test the kernel: qemu-system-riscv64 (virt), OpenSBI firmware, S-mode U-Boot
   # (qemu-riscv64_smode/u-boot.bin) to rehearse the Star64 `booti` path.
   qemu-system-misc opensbi u-boot-qemu
-  # Boot images: mkimage for FIT/uImage.
-  u-boot-tools
+  # Boot images: mkimage for FIT/uImage (the build uses the pinned .debs of
+  # u-boot-tools, device-tree-compiler and mtools; the pinned dtc loads the
+  # system's libyaml).
+  u-boot-tools libyaml-0-2
   # Integration/load tests: console scripting, relays, iperf2 clients, network namespaces.
   expect socat iperf iproute2
   # Hostile-peer tests (test/robustness:hostile_tools_*): real scanners,

@@ -2,8 +2,16 @@
 
 `starling_app` declares an application once and gives it one target per board:
   :<name>   the cc_binary (riscv64 only; built through the targets below)
-  :qemu     ELF + raw Image for QEMU virt; `bazel run` boots it in QEMU
-  :star64   ELF + raw Image (U-Boot `booti`) + legacy uImage (`bootm`)
+  :qemu     ELF + raw Image + FIT for QEMU virt; `bazel run` boots it in QEMU
+  :star64   ELF + raw Image (U-Boot `booti`) + FIT (`bootm`, sha256-checked)
+            + legacy uImage (`bootm`)
+  :star64_sdcard, :qemu_disk
+            a disk image (MBR, one FAT boot partition) that U-Boot's distro
+            boot boots by itself: boot.scr, the FIT, the Image,
+            boot/extlinux/extlinux.conf, uEnv.txt (the command line), README.txt
+  :star64_tftp, :qemu_tftp
+            the same files for a TFTP server (boot.scr.uimg: distro boot's
+            dhcp target)
   :host     (host = True) the same application as a Linux process on the host board
             (platform/host: its NIC is the DWMAC driver over a device model
             wired to a TAP device); `bazel run //apps/<app>:host -- --help`
@@ -12,6 +20,11 @@ Each image target switches to its board's platform itself (a transition on
 """
 
 load(":transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
+
+# Where Star64 boot scripts load the FIT: 512 MiB into the JH7110's DRAM
+# (0x40000000), far above the kernel at 0x40200000 and below U-Boot, which
+# relocates itself to the top of RAM (docs/star64.md, "What the card holds").
+STAR64_FIT_ADDRESS = "0x60000000"
 
 def _package_image(ctx):
     elf_in = ctx.attr.elf[0][DefaultInfo].files.to_list()
@@ -32,44 +45,139 @@ def _package_image(ctx):
         mnemonic = "RawImage",
         progress_message = "Packaging raw Image %s" % image.short_path,
     )
-    outputs = [elf, image]
+    outputs = [elf, image] + _fit(ctx, image)
 
     if ctx.attr.uimage:
         uimage = ctx.actions.declare_file(ctx.label.name + ".uImage")
-
-        # mkimage prints the header it wrote even with -q: keep the build quiet.
-        ctx.actions.run_shell(
-            command = '"$@" >/dev/null',
-            tools = [ctx.file._mkimage],
-            arguments = [
-                ctx.file._mkimage.path,
-                "-A",
-                "riscv",
-                "-O",
-                "linux",
-                "-T",
-                "kernel",
-                "-C",
-                "none",
-                "-a",
-                ctx.attr.load_address,
-                "-e",
-                ctx.attr.load_address,
-                "-n",
-                "Starling " + ctx.label.package,
-                "-d",
-                image.path,
-                uimage.path,
-            ],
-            inputs = [image],
-            outputs = [uimage],
-            # mkimage stamps the time of the build unless told otherwise.
-            env = {"SOURCE_DATE_EPOCH": "0"},
+        _mkimage_legacy(
+            ctx,
+            image_type = "kernel",
+            name = "Starling " + ctx.label.package,
+            data = image,
+            out = uimage,
+            extra = ["-a", ctx.attr.load_address, "-e", ctx.attr.load_address],
             mnemonic = "UImage",
-            progress_message = "Packaging uImage %s" % uimage.short_path,
         )
         outputs.append(uimage)
     return elf, outputs
+
+def _fit_source(ctx, image, dtb):
+    # A FIT's source (.its): the kernel with its load and entry addresses,
+    # the optional device tree, a sha256 hash node for each (U-Boot checks
+    # them before it boots) and one default configuration. /incbin/ paths
+    # are relative to the .its, which sits beside the Image.
+    fdt_node = ""
+    fdt_ref = ""
+    if dtb:
+        fdt_node = """
+		fdt-1 {
+			description = "%s";
+			data = /incbin/("%s");
+			type = "flat_dt";
+			arch = "riscv";
+			compression = "none";
+			hash-1 { algo = "sha256"; };
+		};""" % (ctx.file.dts.basename, dtb.basename)
+        fdt_ref = '\n\t\t\tfdt = "fdt-1";'
+    return """/dts-v1/;
+
+/ {
+	description = "Starling %s for %s";
+	#address-cells = <1>;
+
+	images {
+		kernel-1 {
+			description = "Starling %s";
+			data = /incbin/("%s");
+			type = "kernel";
+			arch = "riscv";
+			os = "linux";
+			compression = "none";
+			load = <%s>;
+			entry = <%s>;
+			hash-1 { algo = "sha256"; };
+		};%s
+	};
+
+	configurations {
+		default = "conf-1";
+		conf-1 {
+			description = "Starling %s for %s";
+			kernel = "kernel-1";%s
+		};
+	};
+};
+""" % (
+        ctx.label.package,
+        ctx.attr.board_name,
+        ctx.label.package,
+        image.basename,
+        ctx.attr.load_address,
+        ctx.attr.load_address,
+        fdt_node,
+        ctx.label.package,
+        ctx.attr.board_name,
+        fdt_ref,
+    )
+
+def _dtc_path_command(ctx):
+    # mkimage runs `dtc` by name through the shell: the pinned one comes first.
+    return 'PATH="$PWD/%s:/usr/bin:/bin"; export PATH; ' % ctx.file._dtc.dirname
+
+def _fit(ctx, image):
+    dtb = None
+    if ctx.file.dts:
+        dtb = ctx.actions.declare_file(ctx.label.name + ".dtb")
+        ctx.actions.run(
+            executable = ctx.file._dtc,
+            arguments = ["-q", "-I", "dts", "-O", "dtb", "-o", dtb.path, ctx.file.dts.path],
+            inputs = [ctx.file.dts],
+            outputs = [dtb],
+            mnemonic = "Dtc",
+            progress_message = "Compiling device tree %s" % dtb.short_path,
+        )
+    its = ctx.actions.declare_file(ctx.label.name + ".its")
+    ctx.actions.write(its, _fit_source(ctx, image, dtb))
+    itb = ctx.actions.declare_file(ctx.label.name + ".itb")
+    ctx.actions.run_shell(
+        # mkimage lists the image it wrote: keep the build quiet.
+        command = _dtc_path_command(ctx) + '"$@" >/dev/null',
+        tools = [ctx.file._mkimage, ctx.file._dtc],
+        arguments = [ctx.file._mkimage.path, "-f", its.path, itb.path],
+        inputs = [its, image] + ([dtb] if dtb else []),
+        outputs = [itb],
+        # mkimage stamps the time of the build unless told otherwise.
+        env = {"SOURCE_DATE_EPOCH": "0"},
+        mnemonic = "Fit",
+        progress_message = "Packaging FIT %s" % itb.short_path,
+    )
+    return [itb] + ([dtb] if dtb else [])
+
+def _mkimage_legacy(ctx, image_type, name, data, out, extra, mnemonic):
+    # A legacy U-Boot image (a 64-byte header before the data): the uImage
+    # around a kernel, or the `source`-able boot script. mkimage prints the
+    # header it wrote even with -q: keep the build quiet.
+    ctx.actions.run_shell(
+        command = '"$@" >/dev/null',
+        tools = [ctx.file._mkimage],
+        arguments = [
+            ctx.file._mkimage.path,
+            "-A",
+            "riscv",
+            "-O",
+            "linux",
+            "-T",
+            image_type,
+            "-C",
+            "none",
+        ] + extra + ["-n", name, "-d", data.path, out.path],
+        inputs = [data],
+        outputs = [out],
+        # mkimage stamps the time of the build unless told otherwise.
+        env = {"SOURCE_DATE_EPOCH": "0"},
+        mnemonic = mnemonic,
+        progress_message = "Packaging %s" % out.short_path,
+    )
 
 def _board_image_impl(ctx):
     _, outputs = _package_image(ctx)
@@ -103,11 +211,156 @@ def _qemu_image_impl(ctx):
         OutputGroupInfo(images = depset(outputs)),
     ]
 
+def _image_file(ctx, extension):
+    files = [f for f in ctx.attr.image[OutputGroupInfo].images.to_list() if f.extension == extension]
+    if len(files) != 1:
+        fail("%s: %s gives %d .%s files, want one" % (ctx.label, ctx.attr.image.label, len(files), extension))
+    return files[0]
+
+# The names the boot files give the kernel on the card or the TFTP server.
+_FIT_NAME = "starling.itb"
+_IMAGE_NAME = "Image"
+
+def _expand(ctx, template, path, subs):
+    out = ctx.actions.declare_file(path)
+    ctx.actions.expand_template(template = template, output = out, substitutions = subs)
+    return out
+
+def _boot_media_impl(ctx):
+    disk = ctx.attr.kind == "disk"
+    itb = _image_file(ctx, "itb")
+    image = _image_file(ctx, "Image")
+    script_name = "boot.scr" if disk else "boot.scr.uimg"
+    files_dir = ctx.label.name + ("_files/" if disk else "/")
+    app = ctx.attr.image.label.package
+    title = "Starling %s for %s" % (app, ctx.attr.board_name)
+    vendor_line = ""
+    extlinux_note = ""
+    if disk:
+        how = ("This partition (partition %d of the card) boots Starling through U-Boot:\n" % ctx.attr.partition +
+               "power on and wait; no key press is needed.")
+        image_line = ("  %s                 the same kernel as a raw Image (booti), which\n" % _IMAGE_NAME +
+                      "                        boot/extlinux/extlinux.conf boots when U-Boot\n" +
+                      "                        reads extlinux.conf instead of boot.scr\n")
+        extlinux_note = ("\nFirmware that boots extlinux.conf first (mainline U-Boot's bootflow)\n" +
+                         "takes the command line from boot/extlinux/extlinux.conf's append line\n" +
+                         "instead: edit that one there.")
+        if ctx.attr.vendor_uenv:
+            vendor_line = ("  vf2_uEnv.txt          for the Star64's factory U-Boot (VisionFive 2 SDK):\n" +
+                           "                        its boot2 runs boot.scr\n")
+    else:
+        how = ("Copy these files into the TFTP server's directory and have the DHCP\n" +
+               "server name boot.scr.uimg as the boot file (or leave it: U-Boot's dhcp\n" +
+               "target asks for boot.scr.uimg by name); U-Boot's distro boot fetches and\n" +
+               "runs it when no disk holds a boot script.")
+        image_line = ""
+    subs = {
+        "%{APP}": app,
+        "%{BOARD}": ctx.attr.board_name,
+        "%{UNDERLINE}": "=" * len(title),
+        "%{HOW}": how,
+        "%{SCRIPT}": script_name,
+        "%{SCRIPT_PAD}": " " * (20 - len(script_name)),
+        "%{FIT}": _FIT_NAME,
+        "%{IMAGE}": _IMAGE_NAME,
+        "%{IMAGE_LINE}": image_line,
+        "%{VENDOR_LINE}": vendor_line,
+        "%{EXTLINUX_NOTE}": extlinux_note,
+        "%{PARTITION}": str(ctx.attr.partition),
+        "%{FIT_ADDRESS}": ctx.attr.fit_address,
+        "%{BOOTARGS}": ctx.attr.bootargs,
+        "%{EXTRA_HELP}": "".join(["#   %s\n" % line for line in ctx.attr.bootargs_help]),
+        "%{README_EXTRA}": ctx.attr.readme_extra,
+        "%{CONSOLE}": ctx.attr.console,
+    }
+
+    boot_cmd = _expand(ctx, ctx.file._boot_cmd if disk else ctx.file._tftp_cmd, files_dir + "boot.cmd", subs)
+    script = ctx.actions.declare_file(files_dir + script_name)
+    _mkimage_legacy(ctx, image_type = "script", name = title, data = boot_cmd, out = script, extra = [], mnemonic = "BootScript")
+    uenv = _expand(ctx, ctx.file._uenv, files_dir + "uEnv.txt", subs)
+    readme = _expand(ctx, ctx.file._readme, files_dir + "README.txt", subs)
+
+    # Where each file goes (card or TFTP directory), in the order written.
+    placed = [(script, script_name), (boot_cmd, "boot.cmd"), (itb, _FIT_NAME)]
+    if disk:
+        placed.append((image, _IMAGE_NAME))
+        placed.append((_expand(ctx, ctx.file._extlinux, files_dir + "extlinux.conf", subs), "boot/extlinux/extlinux.conf"))
+    placed.append((uenv, "uEnv.txt"))
+    if disk and ctx.attr.vendor_uenv:
+        placed.append((_expand(ctx, ctx.file._vf2_uenv, files_dir + "vf2_uEnv.txt", subs), "vf2_uEnv.txt"))
+    placed.append((readme, "README.txt"))
+
+    if not disk:
+        outputs = [script, boot_cmd, uenv, readme]
+        itb_copy = ctx.actions.declare_file(files_dir + _FIT_NAME)
+        ctx.actions.symlink(output = itb_copy, target_file = itb)
+        outputs.append(itb_copy)
+        return [DefaultInfo(files = depset(outputs), runfiles = ctx.runfiles(files = outputs))]
+
+    out = ctx.actions.declare_file(ctx.label.name + ".img")
+    ctx.actions.run(
+        executable = ctx.executable._make_disk,
+        arguments = [
+            "--mtools",
+            ctx.file._mtools.path,
+            "--out",
+            out.path,
+            "--size-mib",
+            str(ctx.attr.size_mib),
+            "--partition",
+            str(ctx.attr.partition),
+        ] + ["%s=%s" % (f.path, dest) for f, dest in placed],
+        inputs = [f for f, _ in placed] + [ctx.file._mtools],
+        outputs = [out],
+        mnemonic = "BootDisk",
+        progress_message = "Making boot disk %s" % out.short_path,
+    )
+    return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
+
+boot_media = rule(
+    implementation = _boot_media_impl,
+    attrs = {
+        "image": attr.label(mandatory = True, doc = "a :qemu or :star64 image target (its FIT and Image)"),
+        "kind": attr.string(mandatory = True, values = ["disk", "tftp"]),
+        "board_name": attr.string(mandatory = True),
+        # Where the boot script loads the FIT: RAM that is neither the
+        # kernel's (bootm copies the kernel out of it) nor U-Boot's.
+        "fit_address": attr.string(mandatory = True),
+        "bootargs": attr.string(mandatory = True, doc = "uEnv.txt's bootargs= value as built"),
+        "bootargs_help": attr.string_list(doc = "more comment lines for uEnv.txt"),
+        "readme_extra": attr.string(),
+        "console": attr.string(mandatory = True),
+        "size_mib": attr.int(default = 32),
+        # The boot partition's MBR slot. 3: the VisionFive 2 SDK U-Boot
+        # (the Star64's factory firmware) reads its files from partition 3
+        # only; distro boot and bootflow find a bootable partition anywhere.
+        "partition": attr.int(default = 3),
+        # vf2_uEnv.txt, whose boot2 the factory U-Boot runs (Star64 only).
+        "vendor_uenv": attr.bool(default = False),
+        "_vf2_uenv": attr.label(default = "//platform/boot_media:vf2_uEnv.txt", allow_single_file = True),
+        "_boot_cmd": attr.label(default = "//platform/boot_media:boot.cmd", allow_single_file = True),
+        "_tftp_cmd": attr.label(default = "//platform/boot_media:tftp.cmd", allow_single_file = True),
+        "_extlinux": attr.label(default = "//platform/boot_media:extlinux.conf", allow_single_file = True),
+        "_uenv": attr.label(default = "//platform/boot_media:uEnv.txt", allow_single_file = True),
+        "_readme": attr.label(default = "//platform/boot_media:README.txt", allow_single_file = True),
+        "_make_disk": attr.label(default = "//platform/boot_media:make_disk", executable = True, cfg = "exec"),
+        "_mtools": attr.label(default = "@mtools//:usr/bin/mtools", allow_single_file = True),
+        "_mkimage": attr.label(default = "@uboot_tools//:usr/bin/mkimage", allow_single_file = True),
+    },
+    doc = "Boot files U-Boot's distro boot finds by itself: a disk image or a TFTP directory.",
+)
+
 _COMMON_ATTRS = dict(TRANSITION_ALLOWLIST, **{
     "elf": attr.label(mandatory = True, cfg = board_transition),
     "platform": attr.string(mandatory = True),
     "uimage": attr.bool(default = False),
-    "load_address": attr.string(),
+    # Where the kernel runs (its link address): the FIT's load and entry, the uImage's.
+    "load_address": attr.string(mandatory = True),
+    "board_name": attr.string(mandatory = True),
+    # A device tree source to put in the FIT beside the kernel (optional:
+    # without one U-Boot passes its own, ${fdtcontroladdr}).
+    "dts": attr.label(allow_single_file = [".dts"]),
+    "_dtc": attr.label(default = "@dtc//:usr/bin/dtc", allow_single_file = True),
     "_objcopy": attr.label(
         default = "@starling_llvm//:usr/lib/llvm-19/bin/llvm-objcopy",
         allow_single_file = True,
@@ -170,6 +423,9 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
         name = "qemu",
         elf = ":" + name,
         platform = "//platform:qemu_virt",
+        board_name = "qemu-virt",
+        # platform/qemu_virt/linker.ld: RAM base + the Image's text_offset.
+        load_address = "0x80200000",
         qemu_args = qemu_args,
         visibility = visibility,
     )
@@ -177,11 +433,42 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
         name = "star64",
         elf = ":" + name,
         platform = "//platform:star64",
+        board_name = "star64",
         uimage = True,
         # platform/star64/linker.ld: U-Boot's kernel_addr_r on the JH7110.
         load_address = "0x40200000",
         visibility = visibility,
     )
+    for kind, suffix in [("disk", "disk"), ("tftp", "tftp")]:
+        boot_media(
+            name = "qemu_" + suffix,
+            image = ":qemu",
+            kind = kind,
+            board_name = "qemu-virt",
+            # kernel_addr_r of Debian's qemu-riscv64_smode U-Boot: 60 MiB
+            # above the kernel, below U-Boot's scripts (0x8c100000).
+            fit_address = "0x84000000",
+            # QEMU user networking's guest address and gateway.
+            bootargs = "ip=10.0.2.15/24,gw=10.0.2.2",
+            console = "QEMU's serial console",
+            visibility = visibility,
+        )
+        boot_media(
+            name = "star64_" + ("sdcard" if kind == "disk" else suffix),
+            image = ":star64",
+            kind = kind,
+            board_name = "star64",
+            fit_address = STAR64_FIT_ADDRESS,
+            bootargs = "ip=dhcp",
+            bootargs_help = [
+                "starling.mac=6c:cf:39:00:12:34      GMAC0's MAC address (default: U-Boot's, from the EEPROM)",
+                "starling.gmac=sddf|linux[,...]      GMAC0's DMA set-up (docs/star64.md)",
+            ],
+            readme_extra = ", starling.mac=6c:cf:39:00:12:34",
+            vendor_uenv = True,
+            console = "UART0, 115200 8N1",
+            visibility = visibility,
+        )
     if not host:
         return
     native.cc_binary(

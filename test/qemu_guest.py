@@ -25,13 +25,20 @@ def free_port(kind=socket.SOCK_STREAM):
 
 
 class QemuGuest:
-    def __init__(self, launcher, timeout, env=None, runner_args=(), qemu_args=()):
+    def __init__(self, launcher, timeout, env=None, runner_args=(), qemu_args=(), command=None,
+                 log_name="console.log"):
+        """Boots `launcher` (an image's run.sh), or runs `command` as given
+        (QEMU with firmware of its own, e.g. U-Boot); the console goes to
+        log_name in the test's outputs."""
         out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
-        self.log_path = os.path.join(out_dir, "console.log")
+        self.log_path = os.path.join(out_dir, log_name)
         self.timeout = timeout
-        cmd = [launcher, "--timeout", str(timeout), *runner_args]
-        if qemu_args:
-            cmd += ["--", *qemu_args]
+        if command is not None:
+            cmd = list(command)
+        else:
+            cmd = [launcher, "--timeout", str(timeout), *runner_args]
+            if qemu_args:
+                cmd += ["--", *qemu_args]
         self._log = open(self.log_path, "wb")
         self.qemu = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self._log,
                                      stderr=subprocess.STDOUT, env=dict(os.environ, **(env or {})))

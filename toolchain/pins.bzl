@@ -78,6 +78,19 @@ UBOOT_TOOLS_PACKAGES = {
     "u-boot-tools": ("2023.01+dfsg-2+deb12u3", "7d0b9a230495f133f0fdfde4f6f2a9b740022ee5216a096a3d66ce23437aff15"),
 }
 
+# dtc, which mkimage runs to compile a FIT's source (.its) into the .itb
+# (mkimage calls `dtc` by name: platform/image.bzl puts this one first on
+# PATH). It loads libyaml-0.so.2 from the system (setup.sh installs it).
+DTC_PACKAGES = {
+    "device-tree-compiler": ("1.6.1-4+b1", "f56fbb1e1da6545619dd2a17b7a85b2c4c674bd276d1b844e01a8b9901dd349d"),
+}
+
+# mtools, which formats and fills the FAT boot partition of the disk images
+# without root or loop devices (platform/boot_media/make_disk.py).
+MTOOLS_PACKAGES = {
+    "mtools": ("4.0.33-1+really4.0.32-1", "972e0857ff43dbfc4c9255844c97b5d2cb0287720216d04c95b4e7fa483aec99"),
+}
+
 # lwIP, from Debian's source package: only the upstream .orig tarball is used
 # (sha256 below is of lwip_2.1.3+dfsg1.orig.tar.xz, as in the .dsc's
 # Checksums-Sha256). Fetched with `apt-get source`, which needs deb-src

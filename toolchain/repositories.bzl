@@ -4,10 +4,12 @@ load(
     "//toolchain:pins.bzl",
     "BUILDIFIER_NPM",
     "COMPILERS",
+    "DTC_PACKAGES",
     "GOOGLETEST_PACKAGES",
     "LLVM_EXTRACT",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
+    "MTOOLS_PACKAGES",
     "UBOOT_TOOLS_PACKAGES",
 )
 load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
@@ -45,6 +47,19 @@ def starling_repositories():
         packages = pinned(UBOOT_TOOLS_PACKAGES),
         extract = {"u-boot-tools": ["./usr/bin/mkimage"]},
         build_file = "//toolchain/repositories:BUILD.uboot_tools",
+    )
+    debian_packages(
+        name = "dtc",
+        packages = pinned(DTC_PACKAGES),
+        extract = {"device-tree-compiler": ["./usr/bin/dtc"]},
+        build_file = "//toolchain/repositories:BUILD.dtc",
+    )
+    debian_packages(
+        name = "mtools",
+        packages = pinned(MTOOLS_PACKAGES),
+        # One binary; mformat, mcopy... are its names (`mtools -c mcopy ...`).
+        extract = {"mtools": ["./usr/bin/mtools"]},
+        build_file = "//toolchain/repositories:BUILD.mtools",
     )
     debian_source(
         name = "lwip",

@@ -151,7 +151,11 @@ Result<void> Dwmac::reset_core() {
 void Dwmac::read_features() {
   hw_feature0_ = regs_.read(kMacHwFeature0);
   hw_feature1_ = regs_.read(kMacHwFeature1);
-  tx_checksum_ = params_.checksum_offload && (hw_feature0_ & hw_feature0::kTxCoe) != 0;
+  // TX insertion needs store-and-forward (enable_tx_checksum_offload() says
+  // why); RX checking works in either mode: its result is in the last
+  // descriptor's write-back, after the whole frame has passed.
+  tx_checksum_ = params_.checksum_offload && params_.dma_mode == DmaMode::kStoreAndForward &&
+                 (hw_feature0_ & hw_feature0::kTxCoe) != 0;
   rx_checksum_ = params_.checksum_offload && (hw_feature0_ & hw_feature0::kRxCoe) != 0;
 }
 
@@ -179,7 +183,7 @@ void Dwmac::lay_out_fresh_rings() {
 // docs/hardware/dwmac.md §6.1 steps 4-11, after SWR, with the rings laid out in memory.
 void Dwmac::configure() {
   // Step 4: bus and DMA mode. DCHE exists from 5.20 on.
-  regs_.write(kDmaSysbusMode, params_.sysbus_mode);
+  regs_.write(kDmaSysbusMode, sysbus_mode(params_));
   const bool prefetch = params_.descriptor_prefetch && snps_version_ >= kSnpsVer520;
   regs_.write(kDmaMode, prefetch ? dma_mode::kDche : 0);
 
@@ -205,16 +209,22 @@ void Dwmac::configure() {
   regs_.write(kMacAddress0Low, std::uint32_t{a[3]} << 24 | std::uint32_t{a[2]} << 16 |
                                    std::uint32_t{a[1]} << 8 | a[0]);
 
-  // Step 8: MTL. Store-and-forward both ways (TX checksum insertion needs
-  // TSF); queue sizes are the whole FIFOs HW_FEATURE1 reports; FEP forwards
-  // error frames so the driver counts them. No flow-control thresholds:
-  // the JH7110's 2 KiB RX FIFO is below the 4 KiB they need.
+  // Step 8: MTL. Store-and-forward both ways (TSF, RSF; TX checksum
+  // insertion needs TSF), or threshold mode with the board's TTC and RTC
+  // (docs/hardware/dwmac.md §10); queue sizes are the whole FIFOs HW_FEATURE1
+  // reports; FEP forwards error frames so the driver counts them (in
+  // threshold mode the MTL could not drop those longer than RTC anyway). No
+  // flow-control thresholds: the JH7110's 2 KiB RX FIFO is below the 4 KiB
+  // they need.
+  const bool store_and_forward = params_.dma_mode == DmaMode::kStoreAndForward;
   const std::uint32_t tqs = hw_feature1::tx_fifo_bytes(hw_feature1_) / 256 - 1;
   const std::uint32_t rqs = hw_feature1::rx_fifo_bytes(hw_feature1_) / 256 - 1;
   regs_.write(kMtlTxq0OperationMode,
-              mtl_txq::kTsf | mtl_txq::kTxqEnabled | (tqs & 0x1FF) << mtl_txq::kTqsShift);
+              (store_and_forward ? mtl_txq::kTsf : mtl_txq::ttc(params_.tx_threshold)) |
+                  mtl_txq::kTxqEnabled | (tqs & 0x1FF) << mtl_txq::kTqsShift);
   regs_.write(kMtlRxq0OperationMode,
-              mtl_rxq::kRsf | mtl_rxq::kFep | (rqs & 0x3FF) << mtl_rxq::kRqsShift);
+              (store_and_forward ? mtl_rxq::kRsf : mtl_rxq::rtc(params_.rx_threshold)) |
+                  mtl_rxq::kFep | (rqs & 0x3FF) << mtl_rxq::kRqsShift);
   regs_.write(kMtlRxqDmaMap0, 0);  // queue 0 -> DMA channel 0
 
   // Step 9: MAC. Queue 0 on; perfect filter on address 0 plus broadcast and

@@ -45,10 +45,12 @@
 //
 // TX copies once into the slot's 2 KiB buffer; one descriptor per frame
 // (FD|LD), IOC on each, checksum insertion (CIC = 11) when HW_FEATURE0 has
-// TX COE. CIC = 11 computes the IPv4 header, TCP, UDP and ICMP checksums
-// whole, pseudo-header included, over whatever the fields held
-// (docs/hardware/dwmac.md §5.1), so enable_tx_checksum_offload() tells the stack to
-// leave all four out. Completed slots are reclaimed lazily, when transmitting.
+// TX COE and the MTL runs store-and-forward (BoardParams::dma_mode).
+// CIC = 11 computes the IPv4 header, TCP, UDP and ICMP checksums whole,
+// pseudo-header included, over whatever the fields held
+// (docs/hardware/dwmac.md §5.1), so enable_tx_checksum_offload() tells the
+// stack to leave all four out. Completed slots are reclaimed lazily, when
+// transmitting.
 //
 // Interrupts (DMA channel 0, NIE|AIE|FBEE always; RIE only while sleeping,
 // TIE only while sleeping on a full TX ring): interrupt() only signals;
@@ -85,19 +87,47 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   static constexpr std::uint32_t kSnpsVer510a = 0x51;
   static constexpr std::uint32_t kSnpsVer520 = 0x52;
 
+  // How the MTL queues hand frames on (docs/hardware/dwmac.md §3.1, §7.1, §10).
+  enum class DmaMode : std::uint8_t {
+    // TSF + RSF: a frame moves on only once it is whole in the FIFO. TX
+    // checksum insertion works only in this mode. sDDF's choice, and the one
+    // measured on a Star64 (954.5 Mb/s UDP echo).
+    kStoreAndForward,
+    // TSF = RSF = 0: a frame moves on once tx_threshold / rx_threshold bytes
+    // of it are in the FIFO (TTC, RTC). Linux's on the JH7110
+    // (`snps,force_thresh_dma_mode`). No TX checksum insertion.
+    kThreshold,
+  };
+
+  // The DMA set-up is a board choice (docs/hardware/dwmac.md §7.4, §10): the
+  // defaults are the lab-measured configuration (sDDF's MTL mode, offloads
+  // and PBLs; the AXI settings below). platform/star64/gmac_params.h lets
+  // the kernel command line pick another.
   struct BoardParams {
+    DmaMode dma_mode = DmaMode::kStoreAndForward;
+    // Threshold mode only (ignored with store-and-forward), in bytes. TX
+    // (TTC): 32, 64, 96, 128, 192, 256, 384 or 512; RX (RTC): 32, 64, 96 or
+    // 128; a count between two rounds up (reg::mtl_txq::ttc, mtl_rxq::rtc).
+    // 64 is Linux's default threshold (stmmac's TC_DEFAULT) both ways.
+    std::uint16_t tx_threshold = 64, rx_threshold = 64;
     // DMA burst lengths. Default: sDDF's TxPBL = RxPBL = 32 without x8
     // (bursts of 32 beats). The seed's JH7110 patch (PBLx8, TxPBL 2, RxPBL 8)
     // is {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}.
     std::uint32_t tx_pbl = 32, rx_pbl = 32;
     bool pbl_x8 = false;
-    // DMA_SYSBUS_MODE. Default: fixed bursts of 16, 8 or 4 beats (FB|BLEN16|
-    // BLEN8|BLEN4) with at most 4 outstanding reads and writes (RD/WR_OSR_LMT
-    // = 3, the limits earlier JH7110 device trees used); no EAME (32-bit
-    // addresses), no LPI. Linux's derived JH7110 value is 0x8F0F08F1.
-    std::uint32_t sysbus_mode = reg::sysbus::kFb | reg::sysbus::kBlen16 | reg::sysbus::kBlen8 |
-                                reg::sysbus::kBlen4 | reg::sysbus::rd_osr_limit(3) |
-                                reg::sysbus::wr_osr_limit(3);
+    // DMA_SYSBUS_MODE comes from these three alone (sysbus_mode() below).
+    // Default: fixed bursts (FB) of 4, 8 or 16 beats (BLEN4|BLEN8|BLEN16),
+    // at most 4 outstanding reads and 4 writes (RD/WR_OSR_LMT = 3); no EAME
+    // (32-bit addresses), no LPI. Linux's JH7110 device tree asks for fixed
+    // bursts of 32 to 256 beats and writes its `snps,{rd,wr}_osr_lmt` (4 in
+    // earlier trees, 15 now) into the fields unchanged: 5 or 16 requests
+    // (docs/hardware/dwmac.md §10.2).
+    bool fixed_burst = true;
+    // BLENn set for every n = 4, 8, ..., 256 with min_burst <= n <= max_burst.
+    std::uint16_t min_burst = 4, max_burst = 16;
+    // AXI requests in flight each way, 1-16: RD_OSR_LMT = WR_OSR_LMT =
+    // axi_outstanding - 1.
+    std::uint8_t axi_outstanding = 4;
     bool descriptor_prefetch = true;     // DMA_MODE.DCHE, honoured only on cores >= 5.20
     std::uint32_t mdio_clock_range = 5;  // MDIO CR 5: a CSR clock of 250-300 MHz
     // The PHY and the RGMII delays it adds are the board's wiring: the board
@@ -105,8 +135,18 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     // MDIO address, no PHY-side delay.
     std::uint8_t phy_address = 0;
     std::uint16_t phy_rx_delay_ps = 0, phy_tx_delay_ps = 0;
-    bool checksum_offload = true;  // TX CIC + RX IPC when HW_FEATURE0 says the core has them
+    // TX CIC + RX IPC when HW_FEATURE0 says the core has them; TX insertion
+    // only in store-and-forward mode (enable_tx_checksum_offload()).
+    bool checksum_offload = true;
   };
+
+  // The DMA_SYSBUS_MODE value `params` asks for.
+  static constexpr std::uint32_t sysbus_mode(const BoardParams& params) {
+    const std::uint32_t osr = params.axi_outstanding == 0 ? 0u : params.axi_outstanding - 1u;
+    return (params.fixed_burst ? reg::sysbus::kFb : 0u) |
+           reg::sysbus::blen(params.min_burst, params.max_burst) | reg::sysbus::rd_osr_limit(osr) |
+           reg::sysbus::wr_osr_limit(osr);
+  }
 
   struct Config {
     std::uintptr_t base = 0;             // register block
@@ -141,7 +181,13 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   // ring policy (drivers/nic/ring_driver.h).
   std::size_t receive(std::span<hal::RxFrame> out);
   // CIC = 11 is set on every frame whether or not this is called: over
-  // checksums the stack computed it changes nothing.
+  // checksums the stack computed it changes nothing. In threshold mode
+  // (DmaMode::kThreshold) nothing is offered and CIC stays 00: the databook
+  // allows TX checksum insertion only with store-and-forward (MTL TSF,
+  // docs/hardware/dwmac.md §5.1), because the engine writes the checksums
+  // into the headers after it has seen the whole frame, and in threshold
+  // mode the frame's start may already be on the wire by then. Linux does
+  // the same ("TXCOE doesn't work in thresh DMA mode", stmmac_hw_init).
   hal::TxChecksumOffload enable_tx_checksum_offload() const {
     return {.ipv4_header = tx_checksum_,
             .udp = tx_checksum_,
@@ -160,6 +206,10 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   const DriverStats& driver_stats() const { return driver_stats_; }
   std::uint32_t core_version() const { return snps_version_; }
   const PhyLink& phy_link() const { return link_; }
+  const BoardParams& params() const { return params_; }
+  // What init() settled on from the params and HW_FEATURE0.
+  bool tx_checksum_insertion() const { return tx_checksum_; }
+  bool rx_checksum_checking() const { return rx_checksum_; }
   std::uint32_t phy_id() const { return phy_.id(); }
 
  private:

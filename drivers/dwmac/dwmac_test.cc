@@ -157,7 +157,9 @@ TEST_F(DwmacTest, InitProgramsTheRegisters) {
   EXPECT_NE(reg(kDmaCh0TxControl) & ch_tx_control::kSt, 0u);
   EXPECT_NE(reg(kDmaCh0RxControl) & ch_rx_control::kSr, 0u);
   EXPECT_EQ(reg(kDmaMode) & dma_mode::kDche, dma_mode::kDche);  // 5.20 core
-  EXPECT_EQ(reg(kDmaSysbusMode), Dwmac::BoardParams{}.sysbus_mode);
+  // FB | BLEN16 | BLEN8 | BLEN4, RD_OSR_LMT = WR_OSR_LMT = 3 (4 requests).
+  EXPECT_EQ(reg(kDmaSysbusMode), 0x0303'000Fu);
+  EXPECT_EQ(reg(kDmaSysbusMode), Dwmac::sysbus_mode(Dwmac::BoardParams{}));
   // 2 KiB FIFOs (HW_FEATURE1 field 4): TQS = RQS = 2048/256 - 1 = 7.
   EXPECT_EQ((reg(kMtlTxq0OperationMode) >> 16) & 0x1FF, 7u);
   EXPECT_EQ((reg(kMtlRxq0OperationMode) >> 20) & 0x3FF, 7u);
@@ -718,6 +720,116 @@ TEST_F(DwmacTest, ChecksumOffload) {
   EXPECT_EQ(got[1], bad);
   EXPECT_EQ(driver_.driver_stats().rx_checksum_errors, 1u);
   EXPECT_NE(reg(reg::kMacConfiguration) & reg::mac_config::kIpc, 0u);
+}
+
+// ---- DMA mode (docs/hardware/dwmac.md §10) ----
+
+// TTC / RTC encodings: exact counts, and counts between two rounded up.
+static_assert(reg::mtl_txq::ttc(32) == 0u << 4 && reg::mtl_txq::ttc(64) == 1u << 4 &&
+              reg::mtl_txq::ttc(96) == 2u << 4 && reg::mtl_txq::ttc(128) == 3u << 4 &&
+              reg::mtl_txq::ttc(192) == 4u << 4 && reg::mtl_txq::ttc(256) == 5u << 4 &&
+              reg::mtl_txq::ttc(384) == 6u << 4 && reg::mtl_txq::ttc(512) == 7u << 4 &&
+              reg::mtl_txq::ttc(100) == 3u << 4 && reg::mtl_txq::ttc(4096) == 7u << 4);
+static_assert(reg::mtl_rxq::rtc(32) == 1 && reg::mtl_rxq::rtc(64) == 0 &&
+              reg::mtl_rxq::rtc(96) == 2 && reg::mtl_rxq::rtc(128) == 3 &&
+              reg::mtl_rxq::rtc(65) == 2 && reg::mtl_rxq::rtc(1000) == 3);
+
+constexpr Dwmac::BoardParams kThreshold{
+    .dma_mode = Dwmac::DmaMode::kThreshold, .tx_threshold = 128, .rx_threshold = 32};
+
+TEST_F(DwmacTest, StoreAndForwardProgramsTsfRsfAndOffersTxChecksums) {
+  ASSERT_TRUE(start().ok());
+  using namespace reg;
+  EXPECT_NE(reg(kMtlTxq0OperationMode) & mtl_txq::kTsf, 0u);
+  EXPECT_NE(reg(kMtlRxq0OperationMode) & mtl_rxq::kRsf, 0u);
+  EXPECT_EQ(model_->tx_threshold(), 0u);
+  EXPECT_EQ(model_->rx_threshold(), 0u);
+  EXPECT_TRUE(driver_.tx_checksum_insertion());
+  EXPECT_TRUE(driver_.rx_checksum_checking());
+  EXPECT_EQ(driver_.enable_tx_checksum_offload(),
+            (hal::TxChecksumOffload{.ipv4_header = true, .udp = true, .tcp = true, .icmp = true}));
+}
+
+TEST_F(DwmacTest, ThresholdModeProgramsTtcRtcAndOffersNoTxChecksums) {
+  ASSERT_TRUE(start(jh7110(), kThreshold).ok());
+  using namespace reg;
+  const std::uint32_t txq = reg(kMtlTxq0OperationMode);
+  const std::uint32_t rxq = reg(kMtlRxq0OperationMode);
+  EXPECT_EQ(txq & mtl_txq::kTsf, 0u);
+  EXPECT_EQ((txq >> 4) & 7, 3u);  // TTC 128 bytes
+  EXPECT_EQ(rxq & mtl_rxq::kRsf, 0u);
+  EXPECT_EQ(rxq & 3, 1u);  // RTC 32 bytes
+  EXPECT_NE(rxq & mtl_rxq::kFep, 0u);
+  EXPECT_EQ((txq >> 16) & 0x1FF, 7u);  // the queue sizes as before
+  EXPECT_EQ((rxq >> 20) & 0x3FF, 7u);
+  EXPECT_EQ(model_->tx_threshold(), 128u);
+  EXPECT_EQ(model_->rx_threshold(), 32u);
+  // The core has TX COE, but threshold mode cannot use it: nothing offered,
+  // CIC left 00 (the model counts a CIC it had to ignore: none).
+  EXPECT_FALSE(driver_.tx_checksum_insertion());
+  EXPECT_EQ(driver_.enable_tx_checksum_offload(), hal::TxChecksumOffload{});
+  EXPECT_TRUE(driver_.rx_checksum_checking());
+  EXPECT_NE(reg(kMacConfiguration) & mac_config::kIpc, 0u);
+  const auto f = udp_frame();
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0], f);
+  EXPECT_EQ(model_->counters().tx_checksums_inserted, 0u);
+  EXPECT_EQ(model_->counters().tx_checksums_bypassed, 0u);
+}
+
+// Echo over the model in threshold mode with Linux's bursts: frames in,
+// the same frames out (from the RX buffer and copied), RX checksums still
+// vouched for.
+TEST_F(DwmacTest, EchoInThresholdModeWithLinuxBursts) {
+  Dwmac::BoardParams params = kThreshold;
+  params.tx_threshold = params.rx_threshold = 64;
+  params.tx_pbl = params.rx_pbl = 16;
+  params.min_burst = 32;
+  params.max_burst = 256;
+  ASSERT_TRUE(start(jh7110(), params).ok());
+  // FB | BLEN32..BLEN256, 4 requests each way.
+  EXPECT_EQ(reg(reg::kDmaSysbusMode), 0x0303'00F1u);
+  EXPECT_EQ((reg(reg::kDmaCh0TxControl) >> 16) & 0x3F, 16u);
+  EXPECT_EQ((reg(reg::kDmaCh0RxControl) >> 16) & 0x3F, 16u);
+  std::vector<std::byte> payload(200);
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::byte>(i);
+  const auto request =
+      test_frames::udp_frame({.dst = kMac.bytes, .src = {0x02, 0, 0, 0, 0, 0}},
+                             {.src = 0x0A000001, .dst = 0x0A000002, .id = 1, .checksum = true},
+                             {.src_port = 0x1234, .dst_port = 7, .checksum = true}, payload);
+  for (std::uint32_t round = 0; round < 300; ++round) {  // past a ring wrap
+    ASSERT_EQ(model_->receive_from_wire(request), DwmacModel::RxOutcome::kDelivered) << round;
+    hal::RxFrame got[1];
+    ASSERT_EQ(driver_.receive(got), 1u) << round;
+    EXPECT_TRUE(got[0].checksum_verified);
+    ASSERT_EQ(got[0].data.size(), request.size());
+    if (round % 2 == 0) {
+      ASSERT_EQ(*driver_.transmit_in_place(got), 1u) << round;
+    } else {
+      std::span<const std::byte> one[] = {got[0].data};
+      ASSERT_EQ(*driver_.transmit(one), 1u) << round;
+    }
+    ASSERT_TRUE(driver_.release(got[0].handle).ok()) << round;
+  }
+  ASSERT_EQ(sent_.size(), 300u);
+  for (const auto& f : sent_) EXPECT_EQ(f, request);
+  EXPECT_EQ(model_->counters().tx_checksums_bypassed, 0u);
+  EXPECT_EQ(driver_.stats().rx_drops + driver_.stats().tx_drops, 0u);
+}
+
+TEST_F(DwmacTest, AxiParametersMakeTheSysbusValue) {
+  // Linux's derived burst and limit fields from the current JH7110 tree
+  // (15 in the DT = 16 requests), without its EN_LPI and EAME.
+  ASSERT_TRUE(start(jh7110(), {.min_burst = 32, .max_burst = 256, .axi_outstanding = 16}).ok());
+  EXPECT_EQ(reg(reg::kDmaSysbusMode), 0x0F0F'00F1u);
+  static_assert(Dwmac::sysbus_mode({.fixed_burst = false, .max_burst = 4, .axi_outstanding = 1}) ==
+                reg::sysbus::kBlen4);
+  static_assert(Dwmac::sysbus_mode({.min_burst = 8, .max_burst = 64, .axi_outstanding = 5}) ==
+                (reg::sysbus::kFb | reg::sysbus::kBlen8 | reg::sysbus::kBlen16 |
+                 reg::sysbus::kBlen32 | reg::sysbus::kBlen64 | reg::sysbus::rd_osr_limit(4) |
+                 reg::sysbus::wr_osr_limit(4)));
 }
 
 TEST_F(DwmacTest, TransmitGatherSendsFragmentsBackToBack) {

@@ -91,6 +91,15 @@ inline constexpr std::uint32_t kFtq = bit(0);
 inline constexpr std::uint32_t kTsf = bit(1);
 inline constexpr std::uint32_t kTxqEnabled = field(2, 2);  // TXQEN = 10
 inline constexpr unsigned kTqsShift = 16;                  // 24:16 bytes/256 - 1
+// 6:4 TTC, the threshold used while TSF is clear: 0-7 = 32, 64, 96, 128,
+// 192, 256, 384, 512 bytes. A count between two rounds up, one above 512
+// gives 512 (Linux's dwmac4_dma_tx_chan_op_mode does the same).
+constexpr std::uint32_t ttc(std::uint32_t bytes) {
+  constexpr std::uint32_t kBytes[] = {32, 64, 96, 128, 192, 256, 384};
+  std::uint32_t code = 0;
+  while (code < 7 && bytes > kBytes[code]) ++code;
+  return field(code, 4);
+}
 }  // namespace mtl_txq
 inline constexpr std::uint32_t kMtlTxq0Debug = 0xD08;
 inline constexpr std::uint32_t kMtlQ0InterruptControlStatus = 0xD2C;
@@ -101,6 +110,12 @@ inline constexpr std::uint32_t kFup = bit(3);
 inline constexpr std::uint32_t kFep = bit(4);  // forward error frames to the DMA
 inline constexpr std::uint32_t kRsf = bit(5);
 inline constexpr unsigned kRqsShift = 20;  // 29:20 bytes/256 - 1
+// 1:0 RTC, the threshold used while RSF is clear: 0 = 64, 1 = 32, 2 = 96,
+// 3 = 128 bytes (not in order). A count between two rounds up, one above 128
+// gives 128 (Linux's dwmac4_dma_rx_chan_op_mode does the same).
+constexpr std::uint32_t rtc(std::uint32_t bytes) {
+  return bytes <= 32 ? 1 : bytes <= 64 ? 0 : bytes <= 96 ? 2 : 3;
+}
 }  // namespace mtl_rxq
 inline constexpr std::uint32_t kMtlRxq0Debug = 0xD38;
 
@@ -117,8 +132,23 @@ inline constexpr std::uint32_t kBlen4 = bit(1);
 inline constexpr std::uint32_t kBlen8 = bit(2);
 inline constexpr std::uint32_t kBlen16 = bit(3);
 inline constexpr std::uint32_t kBlen32 = bit(4);
+inline constexpr std::uint32_t kBlen64 = bit(5);
+inline constexpr std::uint32_t kBlen128 = bit(6);
+inline constexpr std::uint32_t kBlen256 = bit(7);
 inline constexpr std::uint32_t kEame = bit(11);
 inline constexpr std::uint32_t kAal = bit(12);
+inline constexpr std::uint32_t kEnLpi = bit(31);
+// BLENn for every burst length n = 4, 8, ..., 256 with lo <= n <= hi.
+constexpr std::uint32_t blen(std::uint32_t lo, std::uint32_t hi) {
+  std::uint32_t bits = 0;
+  for (unsigned b = 1; b <= 7; ++b) {
+    const std::uint32_t beats = 2u << b;  // bit 1 = 4 beats .. bit 7 = 256
+    if (beats >= lo && beats <= hi) bits |= bit(b);
+  }
+  return bits;
+}
+// The limit fields hold requests in flight - 1 (databook: "maximum
+// outstanding requests = RD_OSR_LMT + 1"; docs/hardware/dwmac.md §10.2).
 constexpr std::uint32_t rd_osr_limit(std::uint32_t n) {
   return field(n & 0xF, 16);
 }

@@ -89,22 +89,16 @@ Result<std::uint32_t> parse_ipv4(std::string_view text) {
 
 IpConfigParse parse_bootargs(std::string_view bootargs, const IpConfig& fallback) {
   IpConfigParse result{.config = fallback};
-  while (!bootargs.empty()) {
-    const auto space = bootargs.find(' ');
-    const std::string_view token = bootargs.substr(0, space);
-    bootargs = space == std::string_view::npos ? std::string_view{} : bootargs.substr(space + 1);
-    if (token.substr(0, 3) != "ip=") continue;
-    if (result.found) {
-      result.error = IpConfigError::kDuplicate;
-      result.config = fallback;
-      return result;
-    }
-    result.found = true;
-    IpConfig parsed;
-    result.error = parse_value(token.substr(3), &parsed);
-    if (result.error != IpConfigError::kNone) return result;
-    result.config = parsed;
+  const BootargValue ip = bootarg_value(bootargs, "ip");
+  result.found = ip.found;
+  if (!ip.found) return result;
+  if (ip.repeated) {
+    result.error = IpConfigError::kDuplicate;
+    return result;
   }
+  IpConfig parsed;
+  result.error = parse_value(ip.value, &parsed);
+  if (result.error == IpConfigError::kNone) result.config = parsed;
   return result;
 }
 
@@ -120,16 +114,21 @@ Result<Subnet> parse_subnet(std::string_view text) {
 }
 
 BootargValue bootarg_value(std::string_view bootargs, std::string_view key) {
+  BootargValue result;
   while (!bootargs.empty()) {
     const auto space = bootargs.find(' ');
     const std::string_view token = bootargs.substr(0, space);
     bootargs = space == std::string_view::npos ? std::string_view{} : bootargs.substr(space + 1);
     if (token.size() > key.size() && token.substr(0, key.size()) == key &&
         token[key.size()] == '=') {
-      return {.value = token.substr(key.size() + 1), .found = true};
+      if (result.found) {
+        result.repeated = true;
+        return result;
+      }
+      result = {.value = token.substr(key.size() + 1), .found = true};
     }
   }
-  return {};
+  return result;
 }
 
 std::size_t format_ipv4(std::uint32_t address, char* out) {

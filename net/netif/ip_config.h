@@ -62,10 +62,13 @@ Result<Subnet> parse_subnet(std::string_view text);
 
 // The value of the first `key=value` token in `bootargs` (space-separated),
 // e.g. bootarg_value("ip=dhcp starling.x=1", "starling.x") == "1"; an empty
-// view with found=false when there is none.
+// view with found=false when there is none. repeated: a later token has the
+// same key (every parser of a bootarg refuses that: which was meant?). The
+// one walk over the tokens for ip=, starling.mac= and starling.gmac=.
 struct BootargValue {
   std::string_view value;
   bool found = false;
+  bool repeated = false;
 };
 BootargValue bootarg_value(std::string_view bootargs, std::string_view key);
 

@@ -4,6 +4,7 @@
 
 #include "kernel/console/console.h"
 #include "kernel/hal/clock.h"
+#include "platform/star64/gmac_params.h"
 #include "platform/star64/mac_address.h"
 
 namespace starling::board {
@@ -30,6 +31,70 @@ void print_mac(const MacChoice& choice) {
     print(
         "star64: that is one real board's address: set starling.mac= if two boards share a "
         "network\n");
+  }
+}
+
+void print_gmac_refusal(const GmacChoice& choice) {
+  print("star64: ignoring starling.gmac=");
+  print(choice.refused);
+  if (!choice.item.empty()) {
+    print(" (at \"");
+    print(choice.item);
+    print("\")");
+  }
+  print(": ");
+  print(gmac_error_text(choice.error));
+  print("; fix: setenv bootargs \"... ");
+  print(gmac_error_fix(choice.error));
+  print("\"; keeping the default DMA set-up\n");
+}
+
+void print_dec(std::uint32_t n) {
+  console::print_dec(static_cast<std::int64_t>(n));
+}
+
+// One line: the DMA set-up in use, and where it came from.
+void print_dma_setup(const dwmac::Dwmac& gmac, const GmacChoice& choice) {
+  using DmaMode = dwmac::Dwmac::DmaMode;
+  const dwmac::Dwmac::BoardParams& p = gmac.params();
+  const bool threshold = p.dma_mode == DmaMode::kThreshold;
+  if (threshold) {
+    print("star64: gmac0 DMA threshold TX ");
+    print_dec(p.tx_threshold);
+    print(" B RX ");
+    print_dec(p.rx_threshold);
+    print(" B");
+  } else {
+    print("star64: gmac0 DMA store-and-forward");
+  }
+  print(", TxPBL ");
+  print_dec(p.tx_pbl);
+  print(" RxPBL ");
+  print_dec(p.rx_pbl);
+  print(p.pbl_x8 ? " (x8)" : " (x1)");
+  print(", AXI bursts ");
+  print_dec(p.min_burst);
+  if (p.max_burst != p.min_burst) {
+    print("..");
+    print_dec(p.max_burst);
+  }
+  print(p.fixed_burst ? " fixed, " : " (FB off), ");
+  print_dec(p.axi_outstanding);
+  print(" outstanding, TX checksum insertion ");
+  print(gmac.tx_checksum_insertion() ? "on"
+        : !p.checksum_offload        ? "off (csum=off)"
+        : threshold                  ? "off (threshold mode)"
+                                     : "off (the core has no TX COE)");
+  print(", RX checksum checking ");
+  print(gmac.rx_checksum_checking() ? "on" : "off");
+  if (!choice.value.empty()) {
+    print(" (starling.gmac=");
+    print(choice.value);
+    print(")\n");
+  } else if (same_dma_setup(p, apply_gmac_preset(GmacPreset::kSddf, p))) {
+    print(" (starling.gmac=sddf, default)\n");
+  } else {
+    print(" (the board's parameters)\n");
   }
 }
 
@@ -82,11 +147,13 @@ Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageA
   }
   const MacChoice mac = choose_mac(setup.tree);
   print_mac(mac);
+  const GmacChoice dma = choose_gmac_params(setup.tree, setup.params);
+  if (dma.error != GmacError::kNone) print_gmac_refusal(dma);
   const dwmac::Dwmac::Config config{.base = setup.base,
                                     .irq = setup.irq,
                                     .model = setup.model,
                                     .mac = mac.mac,
-                                    .params = setup.params,
+                                    .params = dma.params,
                                     .link_wait_ns = 0};
   if (auto ok = gmac.init(config, pages); !ok.ok()) {
     print("star64: GMAC0 init failed: ");
@@ -94,6 +161,7 @@ Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageA
     print("\n");
     return ok;
   }
+  print_dma_setup(gmac, dma);
   if (setup.link_wait_ns != 0) {
     print("star64: waiting up to ");
     console::print_dec(static_cast<std::int64_t>(setup.link_wait_ns / 1'000'000'000));

@@ -25,7 +25,10 @@ inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 // {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}. (Linux uses 16 without x8,
 // U-Boot PBLx8 with 8/8.) The PHY (Motorcomm YT8531) answers at MDIO
 // address 0 and adds 1500 ps to RX, nothing to TX (the current upstream
-// Star64 DT); the JH7110's CSR clock wants MDIO CR 5, as U-Boot uses.
+// Star64 DT); the JH7110's CSR clock wants MDIO CR 5, as U-Boot uses. The
+// rest of the DMA set-up (store-and-forward, AXI bursts, checksum offload)
+// is the driver's default, the `sddf` preset of gmac_params.h;
+// `starling.gmac=` on the kernel command line picks another at boot.
 inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{.tx_pbl = 32,
                                                         .rx_pbl = 32,
                                                         .pbl_x8 = false,
@@ -45,17 +48,19 @@ struct Gmac0Setup {
   std::uintptr_t base = kGmac0Base;
   std::uint32_t irq = kGmac0Irq;
   mmio::RegisterBus* model = nullptr;     // host tests: a DWMAC device model
-  const fdt::DeviceTree* tree = nullptr;  // for the MAC address; may be null
+  const fdt::DeviceTree* tree = nullptr;  // MAC address, starling.gmac=; may be null
   dwmac::Dwmac::BoardParams params = kGmac0Params;
   std::uint64_t link_wait_ns = kLinkWaitNs;
   std::uint64_t link_poll_interval_ns = kLinkPollIntervalNs;
 };
 
 // Clocks, RGMII mode and resets (jh7110_clocks.h), the MAC address
-// (mac_address.h), driver init, then a bounded link wait. Prints one console
-// line per step that can go wrong or that a person at the console wants to
-// see (the address and where it came from; the link, or no link after N s:
-// check the cable). No link is not an error: the driver keeps polling the
+// (mac_address.h), the DMA set-up (`params`, changed by a `starling.gmac=`
+// token in the tree's bootargs: gmac_params.h), driver init, then a bounded
+// link wait. Prints one console line per step that can go wrong or that a
+// person at the console wants to see (the address and where it came from;
+// the DMA set-up in use and where it came from; the link, or no link after
+// N s: check the cable). No link is not an error: the driver keeps polling the
 // PHY and the link may come up later. Errors: kTimedOut from the reset
 // release, else Dwmac::init's.
 Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageAllocator& pages);

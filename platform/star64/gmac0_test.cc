@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "drivers/dwmac/model/dma_region.h"
@@ -133,6 +134,111 @@ TEST_F(Gmac0Test, BringsUpTheMacWithTheDeviceTreeAddressAndReportsTheLink) {
   EXPECT_EQ(gmac_.link(), hal::LinkState::kUp);
   EXPECT_NE(out.find("star64: eth0 MAC 6c:cf:39:00:75:6a (device tree)"), std::string::npos) << out;
   EXPECT_NE(out.find("star64: link up at 1000 Mb/s full duplex"), std::string::npos) << out;
+}
+
+// The lab-measured set-up unless the command line says otherwise, and the
+// line that says which is in use (the console ends lines with CR LF).
+constexpr std::string_view kDefaultDmaLine =
+    "star64: gmac0 DMA store-and-forward, TxPBL 32 RxPBL 32 (x1), AXI bursts 4..16 fixed, "
+    "4 outstanding, TX checksum insertion on, RX checksum checking on "
+    "(starling.gmac=sddf, default)\r\n";
+
+TEST_F(Gmac0Test, DefaultDmaSetUpIsStoreAndForwardAndSaysSo) {
+  make_model();
+  const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "ip=dhcp");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(out.find(kDefaultDmaLine), std::string::npos) << out;
+  EXPECT_EQ(out.find("starling.gmac=: "), std::string::npos) << out;
+  EXPECT_NE(model_->peek(dwmac::reg::kMtlTxq0OperationMode) & dwmac::reg::mtl_txq::kTsf, 0u);
+  EXPECT_NE(model_->peek(dwmac::reg::kMtlRxq0OperationMode) & dwmac::reg::mtl_rxq::kRsf, 0u);
+  EXPECT_EQ(model_->peek(dwmac::reg::kDmaSysbusMode), 0x0303'000Fu);
+  EXPECT_TRUE(gmac_.enable_tx_checksum_offload().udp);
+}
+
+TEST_F(Gmac0Test, LinuxPresetFromBootargsProgramsThresholdMode) {
+  make_model();
+  const auto blob =
+      tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "console=ttyS0 starling.gmac=linux");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  using namespace dwmac::reg;
+  EXPECT_EQ(model_->peek(kMtlTxq0OperationMode) & mtl_txq::kTsf, 0u);
+  EXPECT_EQ(model_->peek(kMtlRxq0OperationMode) & mtl_rxq::kRsf, 0u);
+  EXPECT_EQ(model_->tx_threshold(), 64u);
+  EXPECT_EQ(model_->rx_threshold(), 64u);
+  EXPECT_EQ((model_->peek(kDmaCh0TxControl) >> 16) & 0x3F, 16u);
+  EXPECT_EQ((model_->peek(kDmaCh0RxControl) >> 16) & 0x3F, 16u);
+  EXPECT_EQ(model_->peek(kDmaCh0Control) & ch_control::kPblx8, 0u);
+  EXPECT_EQ(model_->peek(kDmaSysbusMode), 0x0303'00F1u);
+  EXPECT_EQ(gmac_.enable_tx_checksum_offload(), hal::TxChecksumOffload{});
+  // The PHY wiring is still the board's.
+  EXPECT_EQ(gmac_.params().phy_rx_delay_ps, 1500u);
+  EXPECT_NE(out.find("star64: gmac0 DMA threshold TX 64 B RX 64 B, TxPBL 16 RxPBL 16 (x1), AXI "
+                     "bursts 32..256 fixed, 4 outstanding, TX checksum insertion off (threshold "
+                     "mode), RX checksum checking on (starling.gmac=linux)\r\n"),
+            std::string::npos)
+      << out;
+}
+
+TEST_F(Gmac0Test, OverridesAreShownAsGiven) {
+  make_model();
+  const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}},
+                                  "starling.gmac=linux,txpbl=8,rxpbl=8,pblx8,osr=16,csum=off");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(model_->peek(dwmac::reg::kDmaCh0Control) & dwmac::reg::ch_control::kPblx8, 0u);
+  EXPECT_EQ(model_->peek(dwmac::reg::kDmaSysbusMode), 0x0F0F'00F1u);
+  EXPECT_EQ(model_->peek(dwmac::reg::kMacConfiguration) & dwmac::reg::mac_config::kIpc, 0u);
+  EXPECT_NE(out.find("star64: gmac0 DMA threshold TX 64 B RX 64 B, TxPBL 8 RxPBL 8 (x8), AXI "
+                     "bursts 32..256 fixed, 16 outstanding, TX checksum insertion off "
+                     "(csum=off), RX checksum checking off "
+                     "(starling.gmac=linux,txpbl=8,rxpbl=8,pblx8,osr=16,csum=off)\r\n"),
+            std::string::npos)
+      << out;
+}
+
+TEST_F(Gmac0Test, BadGmacTokenIsExplainedAndTheDefaultKept) {
+  make_model();
+  const auto blob =
+      tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "starling.gmac=linux,txpbl=7");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(out.find("star64: ignoring starling.gmac=linux,txpbl=7 (at \"txpbl=7\"): a PBL is "
+                     "1, 2, 4, 8, 16 or 32 beats (pblx8 multiplies both by 8); fix: setenv "
+                     "bootargs \"... starling.gmac=linux,txpbl=8\"; keeping the default DMA "
+                     "set-up\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(kDefaultDmaLine), std::string::npos) << out;
+  // Nothing of the refused token reached the MAC.
+  EXPECT_NE(model_->peek(dwmac::reg::kMtlTxq0OperationMode) & dwmac::reg::mtl_txq::kTsf, 0u);
+  EXPECT_EQ((model_->peek(dwmac::reg::kDmaCh0TxControl) >> 16) & 0x3F, 32u);
+}
+
+TEST_F(Gmac0Test, BoardParametersOtherThanAPresetAreLabelledSo) {
+  make_model();
+  Gmac0Setup s = setup(nullptr, 0);
+  s.params.tx_pbl = 2;
+  s.params.rx_pbl = 8;
+  s.params.pbl_x8 = true;
+  Result<void> result;
+  const std::string out = run(s, &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(out.find("TxPBL 2 RxPBL 8 (x8)"), std::string::npos) << out;
+  EXPECT_NE(out.find("(the board's parameters)\r\n"), std::string::npos) << out;
 }
 
 TEST_F(Gmac0Test, BootargsAddressWinsAndAHundredMegabitHalfDuplexLinkIsReported) {

@@ -1,6 +1,7 @@
 #include "platform/star64/mac_address.h"
 
 #include "kernel/fdt/chosen.h"
+#include "net/netif/ip_config.h"
 
 namespace starling::board {
 namespace {
@@ -80,19 +81,12 @@ MacError parse_mac(std::string_view text, hal::MacAddress* out) {
 
 MacBootarg parse_mac_bootargs(std::string_view bootargs) {
   MacBootarg result;
-  while (!bootargs.empty()) {
-    const auto space = bootargs.find(' ');
-    const std::string_view token = bootargs.substr(0, space);
-    bootargs = space == std::string_view::npos ? std::string_view{} : bootargs.substr(space + 1);
-    if (token.substr(0, kMacBootarg.size()) != kMacBootarg) continue;
-    if (result.found) {
-      result.error = MacError::kDuplicate;
-      return result;
-    }
-    result.found = true;
-    result.error = parse_mac(token.substr(kMacBootarg.size()), &result.mac);
-    if (result.error != MacError::kNone) return result;
-  }
+  // The key is the token's prefix without its '='.
+  const net::BootargValue arg =
+      net::bootarg_value(bootargs, kMacBootarg.substr(0, kMacBootarg.size() - 1));
+  result.found = arg.found;
+  if (!arg.found) return result;
+  result.error = arg.repeated ? MacError::kDuplicate : parse_mac(arg.value, &result.mac);
   return result;
 }
 

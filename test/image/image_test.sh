@@ -1,18 +1,21 @@
 #!/bin/bash
-# Sanity of a board image: the ELF, the raw Image U-Boot's booti loads, and
-# (for the Star64) the legacy uImage.
-#   image_test.sh LLVM_READELF LLVM_NM LOAD_ADDRESS IMAGE_FILES...
+# Sanity of a board image: the ELF, the raw Image U-Boot's booti loads, the
+# FIT (`mkimage -l`: what U-Boot's bootm will read) and (for the Star64) the
+# legacy uImage.
+#   image_test.sh LLVM_READELF LLVM_NM MKIMAGE LOAD_ADDRESS IMAGE_FILES...
 # IMAGE_FILES are the outputs of a board_image/qemu_image target; they are
-# told apart by suffix (.elf, .Image, .uImage).
+# told apart by suffix (.elf, .Image, .itb, .dtb, .uImage).
 set -uo pipefail
-readelf=$1 nm=$2 load=$3
-shift 3
-elf="" image="" uimage=""
+readelf=$1 nm=$2 mkimage=$3 load=$4
+shift 4
+elf="" image="" uimage="" itb="" dtb=""
 for f in "$@"; do
   case "$f" in
     *.elf) elf=$f ;;
     *.Image) image=$f ;;
     *.uImage) uimage=$f ;;
+    *.itb) itb=$f ;;
+    *.dtb) dtb=$f ;;
   esac
 done
 fail=0
@@ -34,8 +37,8 @@ be() {  # be FILE OFFSET BYTES: big-endian unsigned integer, as decimal
 }
 bytes() { od -An -v -t x1 -j "$2" -N "$3" "$1" | tr -d ' \n'; }
 
-[[ -n "$elf" && -n "$image" ]] || { echo "FAIL: need an .elf and an .Image among: $*"; exit 1; }
-for f in "$elf" "$image" ${uimage:+"$uimage"}; do
+[[ -n "$elf" && -n "$image" && -n "$itb" ]] || { echo "FAIL: need an .elf, an .Image and an .itb among: $*"; exit 1; }
+for f in "$elf" "$image" "$itb" ${uimage:+"$uimage"}; do
   [[ -s "$f" ]] || { echo "FAIL: $f is missing or empty"; exit 1; }
 done
 
@@ -86,6 +89,35 @@ if [[ -n "$uimage" ]]; then
     fail=1
   fi
 fi
+
+# --- FIT, as mkimage -l lists it ---
+listing=$("$mkimage" -l "$itb")
+field() {  # field NAME [NTH]: the value of the NTH "NAME:" line of the listing
+  awk -v name="$1" -v nth="${2:-1}" '{
+    colon = index($0, ":"); key = substr($0, 1, colon - 1); sub(/^ */, "", key)
+    if (colon && key == name && ++n == nth) { value = substr($0, colon + 1); sub(/^ */, "", value); print value; exit }
+  }' <<<"$listing"
+}
+check "FIT created (SOURCE_DATE_EPOCH)" "$(field Created)" "Thu Jan  1 00:00:00 1970"
+check "FIT kernel type" "$(field Type)" "Kernel Image"
+check "FIT kernel compression" "$(field Compression)" "uncompressed"
+check "FIT kernel architecture" "$(field Architecture)" "RISC-V"
+check "FIT kernel OS" "$(field OS)" "Linux"
+check "FIT kernel load address" "$(field 'Load Address')" "$(printf '0x%08x' "$load")"
+check "FIT kernel entry point" "$(field 'Entry Point')" "$(printf '0x%08x' "$load")"
+check "FIT kernel data size" "$(field 'Data Size' | sed 's/ Bytes.*//')" "$file_size"
+check "FIT kernel hash algo" "$(field 'Hash algo')" "sha256"
+check "FIT kernel hash = sha256 of the Image" "$(field 'Hash value')" "$(sha256sum <"$image" | cut -d' ' -f1)"
+check "FIT default configuration" "$(field 'Default Configuration')" "'conf-1'"
+check "FIT configuration's kernel" "$(field Kernel)" "kernel-1"
+if [[ -n "$dtb" ]]; then
+  check "FIT device tree type" "$(field Type 2)" "Flat Device Tree"
+  check "FIT device tree hash = sha256 of the .dtb" "$(field 'Hash value' 2)" "$(sha256sum <"$dtb" | cut -d' ' -f1)"
+  check "FIT configuration's device tree" "$(field FDT)" "fdt-1"
+else
+  check "FIT without a device tree" "$(field FDT)" ""
+fi
+echo "$listing" | sed 's/^/     | /'
 
 echo "size: ELF $(stat -L -c %s "$elf") bytes, Image $file_size bytes${uimage:+, uImage $(stat -L -c %s "$uimage") bytes}, in RAM $footprint bytes"
 exit $fail

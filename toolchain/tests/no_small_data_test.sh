@@ -2,7 +2,7 @@
 # No riscv64 object or image may contain a small-data section.
 #   no_small_data_test.sh LLVM_READELF FILE...
 # FILEs are objects, linked ELFs, and what comes with them (board_objects'
-# manifests, an image's raw Image and launcher), which are skipped. Small-data sections are .sdata/.sbss/.srodata and their
+# manifests, an image's raw Image, FIT and launcher), which are skipped. Small-data sections are .sdata/.sbss/.srodata and their
 # suffixed variants (.sdata.foo, .srodata.cst8, .sbss.bar, .sdata2, .sbss2...),
 # which clang emits below -msmall-data-limit and which gp-relative code needs.
 set -euo pipefail
@@ -12,7 +12,7 @@ checked=0
 bad=0
 for f in "$@"; do
   # Manifests, raw images and launchers next to the ELFs: not ELF files.
-  case "$f" in *.objects|*.link_argv|*.Image|*.uImage|*.run.sh) continue ;; esac
+  case "$f" in *.objects|*.link_argv|*.Image|*.uImage|*.itb|*.its|*.dtb|*.run.sh) continue ;; esac
   if ! header=$("$readelf" -h "$f" 2>&1); then
     echo "FAIL: $f is not an ELF file: $header"
     bad=1

@@ -98,6 +98,12 @@ constexpr std::uint32_t kTxqTsf = bit(1);
 constexpr std::uint32_t kTxqTxqenEnabled = 2u << 2;
 constexpr std::uint32_t kTxqReadOnly = (3u << 2) | (0x1FFu << 16);  // TXQEN, TQS: single queue
 constexpr std::uint32_t kRxqFep = bit(4);
+constexpr std::uint32_t kRxqRsf = bit(5);
+// MTL_RXQ0_OPERATION_MODE 1:0 RTC: 0 = 64, 1 = 32, 2 = 96, 3 = 128 bytes.
+constexpr std::uint32_t rx_threshold_bytes(std::uint32_t rxq_operation_mode) {
+  constexpr std::uint32_t kBytes[4] = {64, 32, 96, 128};
+  return kBytes[rxq_operation_mode & 3];
+}
 // docs/hardware/dwmac.md §4 DMA.
 constexpr std::uint32_t kDmaSwr = bit(0);
 constexpr std::uint32_t kTxSt = bit(0);
@@ -351,6 +357,19 @@ void DwmacModel::reset_all() {
   mdio_reads_left_ = 0;
   ++counters_.resets;
   update_interrupt_line();
+}
+
+std::uint32_t DwmacModel::tx_threshold() const {
+  const std::uint32_t txq = regs_.at(reg::kMtlTxq0OperationMode);
+  if ((txq & kTxqTsf) != 0) return 0;
+  // 6:4 TTC: 32, 64, 96, 128, 192, 256, 384, 512 bytes.
+  constexpr std::uint32_t kBytes[8] = {32, 64, 96, 128, 192, 256, 384, 512};
+  return kBytes[field(txq, 4, 3)];
+}
+
+std::uint32_t DwmacModel::rx_threshold() const {
+  const std::uint32_t rxq = regs_.at(reg::kMtlRxq0OperationMode);
+  return (rxq & kRxqRsf) != 0 ? 0 : rx_threshold_bytes(rxq);
 }
 
 std::uint32_t DwmacModel::peek(std::uint32_t offset) const {
@@ -847,9 +866,17 @@ void DwmacModel::finish_tx_frame(std::uint32_t first_tdes3) {
   std::vector<std::byte> frame = std::move(tx_frame_);
   tx_frame_.clear();
   const std::uint32_t cic = field(first_tdes3, kTdes3CicShift, 2);
-  // docs/hardware/dwmac.md §5.1 "Checksum insertion needs TSF": without store-and-forward the MAC
-  // cannot go back to patch the headers, so the frame leaves as given.
+  // docs/hardware/dwmac.md §5.1 "Checksum insertion needs TSF": without
+  // store-and-forward (threshold mode, TTC) the frame may start leaving the
+  // FIFO before its end is in it, so the engine cannot write checksums into
+  // its headers. The model sends such a frame as given, CIC ignored, and
+  // counts it (tx_checksums_bypassed): the databook and the facts say only
+  // that insertion cannot happen, nothing of an error or a drop, and Linux
+  // simply stops asking (docs/hardware/dwmac.md §10.3). This is the
+  // behaviour for every frame length, including frames shorter than TTC
+  // (what silicon does with those is unconfirmed, §7.1).
   const bool tsf = (regs_[reg::kMtlTxq0OperationMode] & kTxqTsf) != 0;
+  if (cic != 0 && !tsf) ++counters_.tx_checksums_bypassed;
   const L3 l3 = locate_l3(frame);
   if (cic != 0 && tsf && l3.ethertype == 0x0800 && frame.size() >= l3.offset + 20) {
     std::span<std::byte> ip(frame.data() + l3.offset, frame.size() - l3.offset);
@@ -988,10 +1015,21 @@ DwmacModel::RxOutcome DwmacModel::receive_from_wire(std::span<const std::byte> f
   if (fault.receive_error) stored.error_bits |= kRdes3Re;
   if (fault.giant) stored.error_bits |= kRdes3Gp;
   if (fault.overflow) stored.error_bits |= kRdes3Oe;
-  if (stored.error_bits != 0 && (regs_[reg::kMtlRxq0OperationMode] & kRxqFep) == 0) {
-    // docs/hardware/dwmac.md §3.1 FEP clear: the MTL drops error frames.
-    ++counters_.rx_dropped_error;
-    return RxOutcome::kDroppedError;
+  const std::uint32_t rxq = regs_[reg::kMtlRxq0OperationMode];
+  if (stored.error_bits != 0 && (rxq & kRxqFep) == 0) {
+    // docs/hardware/dwmac.md §3.1 FEP clear: the MTL drops error frames,
+    // except in threshold mode (RSF clear) one whose start had already gone
+    // on to the DMA when its error showed (databook, FEP: "if the start
+    // byte (write) pointer of a packet is already transferred to the read
+    // controller side (in Threshold mode), the packet is not dropped";
+    // docs/hardware/dwmac.md §10.3). The model takes that to be any frame
+    // longer than RTC bytes (FCS not counted), whatever the DMA is doing.
+    const bool started = (rxq & kRxqRsf) == 0 && frame.size() > rx_threshold_bytes(rxq);
+    if (!started) {
+      ++counters_.rx_dropped_error;
+      return RxOutcome::kDroppedError;
+    }
+    ++counters_.rx_error_frames_cut_through;
   }
   stored.bytes.assign(frame.begin(), frame.end());
   // docs/hardware/dwmac.md §2.1, §5.5: CST strips the FCS of type frames, ACS of length frames (pad

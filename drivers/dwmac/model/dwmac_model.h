@@ -44,6 +44,14 @@
 // - TX checksum insertion needs MTL TSF; CIC 10 keeps the pseudo-header sum
 //   the driver left in the field, CIC 11 computes it. IPv4 only on TX; RX
 //   checks IPv4 header + TCP/UDP/ICMP and IPv6 TCP/UDP.
+// - Threshold mode (MTL TXQ0 TSF clear, RXQ0 RSF clear; docs/hardware/dwmac.md
+//   §10.3): a frame with CIC set leaves with no checksum inserted, exactly as
+//   the driver gave it (counted in tx_checksums_bypassed), never refused;
+//   with FEP clear an error frame longer than RTC bytes is forwarded anyway
+//   (the databook's FEP rule; counted in rx_error_frames_cut_through). RX
+//   checksum checking works in both modes. TTC and RTC are stored and
+//   decoded; since the DMA is synchronous they change no timing, and TX
+//   underflow (a threshold-mode risk) is not modelled.
 // - TX errors happen only when injected (inject_tx_error).
 // - Not modelled: the RX watchdog (RI without IOC), ETI/ERI/CDE sources,
 //   hash/perfect filters beyond MAC_ADDRESS0, the TX FIFO limit (frames held
@@ -136,6 +144,10 @@ class DwmacModel final : public mmio::RegisterBus {
     return tx_fifo_.size();
   }  // sent frames held while TE is clear
   bool in_reset() const { return reset_reads_left_ > 0 || stuck_reset_; }
+  // MTL queue 0 as programmed: 0 in store-and-forward mode (TSF / RSF set),
+  // else the threshold in bytes (TTC / RTC decoded).
+  std::uint32_t tx_threshold() const;
+  std::uint32_t rx_threshold() const;
   std::uint32_t peek(std::uint32_t offset) const;  // register value without read side effects
 
   struct Counters {
@@ -145,6 +157,9 @@ class DwmacModel final : public mmio::RegisterBus {
     std::uint64_t tail_writes_tx = 0, tail_writes_rx = 0, resets = 0, bus_errors = 0,
                   writes_during_reset = 0, unknown_register_accesses = 0, mdio_transactions = 0;
     std::uint64_t tx_errors = 0;  // frames written back with ES (inject_tx_error)
+    // Threshold mode: frames whose CIC was ignored (TSF clear), and error
+    // frames forwarded despite FEP clear (longer than RTC).
+    std::uint64_t tx_checksums_bypassed = 0, rx_error_frames_cut_through = 0;
   };
   const Counters& counters() const { return counters_; }
 

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""The Star64's power-on path rehearsed in QEMU: U-Boot's distro boot, no keys.
+
+    uboot_distro_boot_test.py --disk DISK.img      (virtio block device)
+    uboot_distro_boot_test.py --tftp FILE...       (QEMU user networking's TFTP)
+    uboot_distro_boot_test.py --bad-files DISK.img --mtools MTOOLS
+
+Debian's S-mode U-Boot for QEMU virt (u-boot-qemu) boots with the boot
+media an application's :qemu_disk / :qemu_tftp target built and nothing on
+its console's input: its distro boot (boot_targets "qemu virtio0 scsi0
+dhcp") must find boot.scr (disk) or boot.scr.uimg (dhcp), load the FIT,
+check its hash and boot apps/echo, whose UDP echo a real client then gets
+back byte for byte through a host forward.
+
+--bad-files breaks one file at a time in copies of the disk and requires
+the boot to fail with U-Boot's own message and the boot script's FAIL line
+naming that file; and, with boot.scr removed, that the fallback
+boot/extlinux/extlinux.conf boots the raw Image.
+
+The console of each boot is kept in the test's outputs (uboot-*.log); the
+time from QEMU's start to the first echo is printed.
+"""
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
+from qemu_guest import QemuGuest, free_port  # noqa: E402
+
+UBOOT = "/usr/lib/u-boot/qemu-riscv64_smode/u-boot.bin"
+BOOT_TIMEOUT = 60  # U-Boot's 2 s countdown, the scan, the kernel: ~5 s here
+FAILURES = []
+
+
+def fail(message):
+    print("FAIL: " + message)
+    FAILURES.append(message)
+
+
+def qemu_command(udp_port, drive=None, tftp=None):
+    netdev = "user,id=n0,hostfwd=udp:127.0.0.1:%d-:1235" % udp_port
+    if tftp:
+        netdev += ",tftp=%s,bootfile=boot.scr.uimg" % tftp
+    command = [
+        "qemu-system-riscv64", "-machine", "virt", "-cpu", "rv64", "-smp", "1", "-m", "256M",
+        "-nographic", "-bios", "default", "-no-reboot", "-kernel", UBOOT,
+        "-netdev", netdev, "-device", "virtio-net-device,netdev=n0",
+    ]  # fmt: skip
+    if drive:
+        command += ["-drive", "file=%s,if=none,format=raw,readonly=on,id=d0", "-device", "virtio-blk-device,drive=d0"]
+        command[-3] = command[-3] % drive
+    return command
+
+
+def echo_once(port, deadline):
+    """Sends datagrams until one comes back whole; the seconds it took, or None."""
+    payload = os.urandom(512)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(0.2)
+        while time.monotonic() < deadline:
+            s.sendto(payload, ("127.0.0.1", port))
+            try:
+                data, _ = s.recvfrom(2048)
+            except socket.timeout:
+                continue
+            if data == payload:
+                return True
+            fail("echo came back changed (%d bytes, sent %d)" % (len(data), len(payload)))
+            return False
+    return False
+
+
+def boot_and_echo(name, drive=None, tftp=None, expect=()):
+    """Boots, waits for echo's ready line, then an echo; checks console texts."""
+    port = free_port(socket.SOCK_DGRAM)
+    start = time.monotonic()
+    guest = QemuGuest(None, BOOT_TIMEOUT, command=qemu_command(port, drive, tftp), log_name="uboot-%s.log" % name)
+    try:
+        if not guest.wait_for("echo: udp echo on port 1235"):
+            fail("%s: echo never came up through U-Boot (console: %s)" % (name, guest.log_path))
+            print(guest.console()[-3000:])
+            return
+        if not echo_once(port, time.monotonic() + 20):
+            fail("%s: no UDP echo through the host forward" % name)
+            return
+        took = time.monotonic() - start
+        console = guest.console()
+        for text in expect:
+            if not re.search(text, console):
+                fail("%s: the console lacks %r" % (name, text))
+        if "Hit any key to stop autoboot" not in console:
+            fail("%s: no U-Boot countdown on the console: was U-Boot booted?" % name)
+        print("%s: QEMU start to first echo through U-Boot: %.1f s" % (name, took))
+        print("--- %s console, U-Boot's banner to echo's ready ---" % name)
+        banner = console.find("U-Boot ")
+        print(console[banner if banner >= 0 else 0:])
+    finally:
+        guest.stop()
+
+
+def boot_expecting_failure(name, drive, expect, until="Starling: FAIL"):
+    """Boots a broken disk: every regex in `expect` must appear once `until`
+    has, and no kernel may start."""
+    port = free_port(socket.SOCK_DGRAM)
+    guest = QemuGuest(None, BOOT_TIMEOUT, command=qemu_command(port, drive), log_name="uboot-%s.log" % name)
+    try:
+        # The script's FAIL line is the last it prints; U-Boot's distro boot
+        # then tries its other targets, which nothing here answers.
+        if not guest.wait_for(until):
+            fail("%s: no %r line (console: %s)" % (name, until, guest.log_path))
+            print(guest.console()[-3000:])
+            return
+        # Long enough for distro boot's next steps (/boot/'s extlinux.conf,
+        # which a failed script switches off) to show on the console.
+        time.sleep(1.5)
+        console = guest.console()
+        for text in expect:
+            if not re.search(text, console):
+                fail("%s: the console lacks %r" % (name, text))
+        if "Starting kernel" in console:
+            fail("%s: U-Boot started a kernel from a broken card" % name)
+        if until != "EXTLINUX FAILED" and "Found /boot/extlinux/extlinux.conf" in console:
+            fail("%s: the extlinux.conf fallback ran after the script refused the card" % name)
+        lines = [l for l in console.splitlines() if until in l or re.search("|".join(expect), l)]
+        print("%s: %s" % (name, " | ".join(l.strip() for l in lines)))
+    finally:
+        guest.stop()
+
+
+class Card:
+    """A scratch copy of the disk whose FAT partition mtools edits."""
+
+    def __init__(self, disk, mtools, scratch, name):
+        self.path = os.path.join(scratch, name + ".img")
+        shutil.copyfile(disk, self.path)
+        os.chmod(self.path, 0o644)
+        self.mtools = mtools
+        self.scratch = scratch
+        self.fs = self.path + "@@1M"  # platform/boot_media/make_disk.py: the partition starts at 1 MiB
+
+    def run(self, *args):
+        env = {"MTOOLSRC": "/dev/null", "MTOOLS_SKIP_CHECK": "1", "PATH": "/usr/bin:/bin"}
+        subprocess.run([self.mtools, "-c", *args], check=True, env=env, capture_output=True)
+
+    def delete(self, name):
+        self.run("mdel", "-i", self.fs, "::/" + name)
+
+    def read(self, name):
+        out = os.path.join(self.scratch, "read.bin")
+        self.run("mcopy", "-o", "-i", self.fs, "::/" + name, out)
+        with open(out, "rb") as f:
+            return f.read()
+
+    def write(self, name, data):
+        src = os.path.join(self.scratch, "write.bin")
+        with open(src, "wb") as f:
+            f.write(data)
+        self.run("mcopy", "-o", "-i", self.fs, src, "::/" + name)
+
+
+def bad_files(disk, mtools):
+    scratch = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+
+    # 1. A flipped byte in the kernel inside the FIT: U-Boot's hash check.
+    card = Card(disk, mtools, scratch, "bad-hash")
+    fit = bytearray(card.read("starling.itb"))
+    fit[len(fit) // 2] ^= 0xFF  # the middle of the kernel's data
+    card.write("starling.itb", bytes(fit))
+    boot_expecting_failure("bad-fit-hash", card.path, [
+        r"sha256\S* error|Bad hash value|Bad Data Hash",
+        r"Starling: FAIL /starling\.itb: bootm refused it",
+    ])  # fmt: skip
+
+    # 2. The FIT missing.
+    card = Card(disk, mtools, scratch, "no-fit")
+    card.delete("starling.itb")
+    boot_expecting_failure("missing-fit", card.path, [
+        r"Failed to load '/starling\.itb'|Unable to read file /starling\.itb",
+        r"Starling: FAIL /starling\.itb missing on virtio 0:3",
+    ])  # fmt: skip
+
+    # 3. uEnv.txt with the arguments but not as bootargs= (a likely edit).
+    card = Card(disk, mtools, scratch, "bad-uenv")
+    card.write("uEnv.txt", b"# edited\r\nip=10.0.2.15/24,gw=10.0.2.2\r\n")
+    boot_expecting_failure("malformed-uenv", card.path, [
+        r"Starling: FAIL /uEnv\.txt: no bootargs= line with a value",
+    ])  # fmt: skip
+
+    # 4. uEnv.txt missing: U-Boot's load error, then the same FAIL.
+    card = Card(disk, mtools, scratch, "no-uenv")
+    card.delete("uEnv.txt")
+    boot_expecting_failure("missing-uenv", card.path, [
+        r"Failed to load '/uEnv\.txt'|Unable to read file /uEnv\.txt",
+        r"Starling: FAIL /uEnv\.txt: no bootargs= line",
+    ])  # fmt: skip
+
+    # 5. No boot.scr: distro boot goes on to /boot/extlinux/extlinux.conf,
+    #    which boots the raw Image (booti) with its append line (the same
+    #    command line as uEnv.txt's, as built).
+    card = Card(disk, mtools, scratch, "extlinux")
+    card.delete("boot.scr")
+    boot_and_echo("extlinux-fallback", drive=card.path, expect=[
+        r"Found /boot/extlinux/extlinux.conf",
+        r"Retrieving file: /Image",
+        r"append: ip=10\.0\.2\.15/24,gw=10\.0\.2\.2",
+    ])  # fmt: skip
+
+    # 6. No boot.scr and no Image: extlinux's own refusal, no kernel.
+    card = Card(disk, mtools, scratch, "extlinux-no-image")
+    card.delete("boot.scr")
+    card.delete("Image")
+    boot_expecting_failure("extlinux-no-image", card.path, [
+        r"Retrieving file: /Image",
+        r"Unable to read file /Image|Skipping starling for failure retrieving kernel",
+    ], until="EXTLINUX FAILED")  # fmt: skip
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--disk")
+    group.add_argument("--tftp", nargs="+")
+    group.add_argument("--bad-files")
+    parser.add_argument("--mtools")
+    args = parser.parse_args()
+    if not os.path.isfile(UBOOT):
+        print("FAIL: %s missing. Fix: sudo ./setup.sh (installs u-boot-qemu)." % UBOOT)
+        return 1
+    if args.disk:
+        boot_and_echo("disk", drive=os.path.abspath(args.disk), expect=[
+            r"Scanning virtio 0:3\.\.\.",
+            r"Found U-Boot script /boot\.scr",
+            r"Starling: bootargs ip=10\.0\.2\.15/24,gw=10\.0\.2\.2",
+            r"Verifying Hash Integrity \.\.\. sha256\+ OK",
+            r"echo: address 10\.0\.2\.15/24 gw 10\.0\.2\.2 \(static\)",
+        ])  # fmt: skip
+    elif args.tftp:
+        # QEMU's TFTP server reads the directory as given: the build's files
+        # (symlinks into Bazel's output tree) copied into one real directory.
+        root = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        for path in args.tftp:
+            shutil.copyfile(path, os.path.join(root, os.path.basename(path)))
+        boot_and_echo("tftp", tftp=root, expect=[
+            r"Starling: boot\.scr\.uimg: apps/echo for qemu-virt from TFTP server 10\.0\.2\.2",
+            r"Starling: bootargs ip=10\.0\.2\.15/24,gw=10\.0\.2\.2",
+            r"Verifying Hash Integrity \.\.\. sha256\+ OK",
+        ])  # fmt: skip
+    else:
+        bad_files(os.path.abspath(args.bad_files), args.mtools)
+    if FAILURES:
+        print("FAIL: %d check(s) failed" % len(FAILURES))
+        return 1
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
