@@ -53,6 +53,8 @@ PACKAGES=(
   # Hostile-peer tests (test/robustness:hostile_tools_*): real scanners,
   # flooders and a packet crafter (Debian's python3 gets scapy).
   nmap hping3 python3-scapy
+  # The metrics page checked by Prometheus's own text parser (test/metrics).
+  python3-prometheus-client
   # The checksum offload test turns a veth's TX checksumming off, so Linux
   # computes (and its peer checks) what the guest left to virtio-net.
   ethtool

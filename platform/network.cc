@@ -3,13 +3,19 @@
 #include <bit>
 #include <optional>
 
+#include "kernel/async/runtime_metrics.h"
 #include "kernel/async/timeout.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
 #include "kernel/fdt/device_tree.h"
 #include "kernel/mem/address.h"
+#include "kernel/mem/page_metrics.h"
+#include "kernel/metrics/registry.h"
+#include "net/lwip/lwip_metrics.h"
+#include "net/netif/netif_metrics.h"
 #include "net/port/random.h"
+#include "net/tcp/tcp_metrics.h"
 
 namespace starling::board {
 namespace {
@@ -33,6 +39,34 @@ void print_failure(std::string_view app, std::string_view what, Error error) {
   print(": ");
   print(error_name(error));
   print("\n");
+}
+
+// The image's metrics (kernel/metrics): the runtime, the pages, the NIC and
+// netif, lwIP's pools and heap, TCP, entropy. Applications add their own.
+// A refusal (the registry full) costs the metric, not the network.
+void register_metrics(std::string_view app, Netif& netif) {
+  metrics::Registry& registry = metrics::registry();
+  Result<void> results[] = {
+      async::register_runtime_metrics(registry, async::Executor::current(),
+                                      boot::frame_allocator()),
+      mem::register_page_metrics(registry, boot::page_allocator()),
+      net::register_netif_metrics(registry, netif, kNicName),
+      net::register_lwip_metrics(registry),
+      net::register_tcp_metrics(registry),
+      registry.add(
+          {.name = "starling_entropy_ok",
+           .help = "1 if TCP sequence numbers and lwIP's random numbers are seeded "
+                   "from the board's entropy, else 0.",
+           .type = metrics::Type::kGauge,
+           .line_key = "entropy_ok"},
+          [](const void*) -> std::uint64_t { return net::entropy_status().ok ? 1 : 0; }, nullptr),
+  };
+  for (const Result<void>& result : results) {
+    if (!result.ok()) {
+      print_failure(app, "metrics registration (some metrics missing)", result.error());
+      return;
+    }
+  }
 }
 
 std::string_view read_bootargs(const BootInfo& boot) {
@@ -75,6 +109,7 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     co_return Unexpected(ok.error());
   }
   (void)scope.spawn(netif->run());
+  register_metrics(app, *netif);
   if (network.ip.dhcp) {
     print(app);
     print(": DHCP...\n");

@@ -13,8 +13,9 @@
 //
 // Stats for tests: a UDP datagram to 1235 whose payload is "STARLING-STATS"
 // followed by nothing but spaces is answered (not echoed) with one text
-// line of space-separated key=value counters, so a test can compare pool
-// counts against a baseline ("STARLING-STATS pbuf_pool_used=..
+// line of space-separated key=value counters (the image's metrics registry,
+// kernel/metrics, rendered as a line: every sample with a line key), so a
+// test can compare pool counts against a baseline ("STARLING-STATS pbuf_pool_used=..
 // rx_wrappers_used=.. tcp_pcbs_used=.. ..."). Hostile peers (issue 12):
 //   - only a sender inside the stats network is answered: the kernel
 //     command line's `starling.stats_from=A.B.C.D/N`, by default the local
@@ -31,19 +32,15 @@
 #include <string_view>
 
 #include "kernel/async/executor.h"
-#include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
 #include "kernel/async/timeout.h"
 #include "kernel/boot/app.h"
-#include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/hal/clock.h"
-#include "lwip/memp.h"
-#include "lwip/priv/memp_priv.h"
-#include "lwip/priv/tcp_priv.h"
-#include "lwip/stats.h"
+#include "kernel/metrics/registry.h"
+#include "kernel/metrics/stats_line.h"
 #include "net/ipbench/utilisation.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/netif.h"
@@ -96,20 +93,6 @@ Settings settings(std::string_view bootargs) {
   return out;
 }
 
-// Elements of an lwIP memp pool in use: its size minus its free list.
-std::size_t memp_in_use(memp_t type) {
-  const memp_desc* desc = memp_pools[type];
-  std::size_t free = 0;
-  for (const memp* m = *desc->tab; m != nullptr && free <= desc->num; m = m->next) ++free;
-  return free > desc->num ? 0 : desc->num - free;
-}
-
-std::size_t pcb_count(const tcp_pcb* pcb) {
-  std::size_t n = 0;
-  for (; pcb != nullptr; pcb = pcb->next) ++n;
-  return n;
-}
-
 constexpr std::string_view kStatsQuery = "STARLING-STATS";
 // The longest reply; a query padded to this many bytes is always answered.
 constexpr std::size_t kStatsQueryBytes = 1024;
@@ -138,110 +121,67 @@ struct EchoCounters {
 };
 EchoCounters g_echo;
 
-// Appends " key=value" to line at used; returns the new length.
-std::size_t append_stat(char* line, std::size_t used, std::size_t cap, std::string_view key,
-                        std::uint64_t value) {
-  char digits[24];
-  std::size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  if (used + 2 + key.size() + n >= cap) return used;
-  line[used++] = ' ';
-  for (char c : key) line[used++] = c;
-  line[used++] = '=';
-  while (n != 0) line[used++] = digits[--n];
-  return used;
-}
-
-// The stats line answered to kStatsQuery (see the header comment).
-std::size_t stats_line(Netif& netif, char* line, std::size_t cap) {
-  std::size_t used = 0;
-  for (char c : kStatsQuery) line[used++] = c;
-  const auto& nic = netif.nic().stats();
-  const auto& pool = netif.rx_pool().stats();
-  const auto& ns = netif.stats();
-  const auto& tcp = net::tcp_stats();
-  used = append_stat(line, used, cap, "pbuf_pool_used", memp_in_use(MEMP_PBUF_POOL));
-  used = append_stat(line, used, cap, "pbuf_ref_used", memp_in_use(MEMP_PBUF));
-  used = append_stat(line, used, cap, "rx_wrappers_used", netif.rx_pool().in_use());
-  used = append_stat(line, used, cap, "tcp_pcbs_used", memp_in_use(MEMP_TCP_PCB));
-  used = append_stat(line, used, cap, "tcp_segs_used", memp_in_use(MEMP_TCP_SEG));
-  used = append_stat(line, used, cap, "tcp_active", pcb_count(tcp_active_pcbs));
-  used = append_stat(line, used, cap, "tcp_time_wait", pcb_count(tcp_tw_pcbs));
-  used = append_stat(line, used, cap, "tcp_conns", tcp.connections_in_use);
-  used = append_stat(line, used, cap, "tcp_accepted", tcp.accepted);
-  used = append_stat(line, used, cap, "tcp_refused_backlog", tcp.refused_backlog);
-  used = append_stat(line, used, cap, "tcp_refused_pool", tcp.refused_pool);
-  used = append_stat(line, used, cap, "tcp_resets", tcp.resets);
-  // High-water marks since boot (lwipopts.h: MEMP_STATS, MEM_STATS).
-  used = append_stat(line, used, cap, "pbuf_pool_max", lwip_stats.memp[MEMP_PBUF_POOL]->max);
-  used = append_stat(line, used, cap, "pbuf_ref_max", lwip_stats.memp[MEMP_PBUF]->max);
-  used = append_stat(line, used, cap, "tcp_pcbs_max", lwip_stats.memp[MEMP_TCP_PCB]->max);
-  used = append_stat(line, used, cap, "tcp_segs_max", lwip_stats.memp[MEMP_TCP_SEG]->max);
-  used = append_stat(line, used, cap, "lwip_heap_max_bytes", lwip_stats.mem.max);
-  // RAM high-water marks: pages (DMA rings and buffers, heap, frame arena
-  // all come from the page allocator) and coroutine frames.
-  used = append_stat(line, used, cap, "pages_max", boot::page_allocator().stats().high_water_pages);
-  if (const async::FrameAllocator* frames = boot::frame_allocator()) {
-    used = append_stat(line, used, cap, "coroutine_frames_max_bytes", frames->peak_bytes_in_use());
-    used = append_stat(line, used, cap, "coroutine_frames_used", frames->frames_in_use());
-    used = append_stat(line, used, cap, "coroutine_frame_failures", frames->failed_allocations());
-  }
-  used = append_stat(line, used, cap, "rx_wrappers_max", pool.max_in_use);
-  used = append_stat(line, used, cap, "rx_pool_exhausted", pool.exhausted);
-  used = append_stat(line, used, cap, "rx_too_long", pool.too_long);
-  used = append_stat(line, used, cap, "rx_copied_small", pool.copied_small);
-  used = append_stat(line, used, cap, "rx_copied_pressure", pool.copied_pressure);
-  used = append_stat(line, used, cap, "rx_copy_failed", pool.copy_failed);
-  used = append_stat(line, used, cap, "netif_rx_runts", ns.rx_runts);
-  used = append_stat(line, used, cap, "netif_rx_bad_header", ns.rx_bad_header);
-  used = append_stat(line, used, cap, "netif_rx_multicast", ns.rx_multicast);
-  used = append_stat(line, used, cap, "netif_rx_frames", ns.rx_frames);
-  used = append_stat(line, used, cap, "netif_rx_batches", ns.rx_batches);
-  used = append_stat(line, used, cap, "netif_wakeups", ns.wakeups);
-  used = append_stat(line, used, cap, "netif_tx_in_place", ns.tx_in_place);
-  used = append_stat(line, used, cap, "netif_tx_busy_drops", ns.tx_busy_drops);
-  used = append_stat(line, used, cap, "netif_tx_errors", ns.tx_errors);
-  // Checksum offload in use: lwIP leaves UDP/TCP checksums to the NIC on
-  // transmit; frames whose checksum the NIC vouched for on receive.
-  used = append_stat(line, used, cap, "netif_tx_checksum_offload",
-                     (netif.lwip_netif()->chksum_flags & NETIF_CHECKSUM_GEN_UDP) == 0 ? 1 : 0);
-  used = append_stat(line, used, cap, "netif_rx_checksum_trusted", ns.rx_checksum_trusted);
-  used = append_stat(line, used, cap, "nic_rx_frames", nic.rx_frames);
-  used = append_stat(line, used, cap, "nic_rx_drops", nic.rx_drops);
-  used = append_stat(line, used, cap, "nic_rx_errors", nic.rx_errors);
-  used = append_stat(line, used, cap, "nic_resets", nic.resets);
-  used = append_stat(line, used, cap, "nic_tx_frames", nic.tx_frames);
-  used = append_stat(line, used, cap, "nic_tx_busy", nic.tx_busy);
-  used = append_stat(line, used, cap, "nic_interrupts", nic.interrupts);
-  used = append_stat(line, used, cap, "nic_tx_in_place_copied", nic.tx_in_place_copied);
-  used = append_stat(line, used, cap, "udp_echoed", g_echo.echoed);
-  used = append_stat(line, used, cap, "udp_echo_drops", g_echo.dropped);
-  used = append_stat(line, used, cap, "tcp_echoed_bytes", g_echo.tcp_echoed_bytes);
-  used =
-      append_stat(line, used, cap, "no_memory_waits", g_echo.no_memory_waits + ns.wait_no_memory);
-  used = append_stat(line, used, cap, "tcp_connections_reset", g_echo.connections_reset);
-  used = append_stat(line, used, cap, "tcp_write_timeouts", g_echo.write_timeouts);
-  used = append_stat(line, used, cap, "tcp_rx_refused_unread", tcp.refused_unread);
-  used = append_stat(line, used, cap, "udp_refused", g_echo.udp_refused);
-  used = append_stat(line, used, cap, "stats_refused", g_echo.stats_refused);
-  used = append_stat(line, used, cap, "stats_short", g_echo.stats_short);
-  used = append_stat(line, used, cap, "entropy_ok", net::entropy_status().ok ? 1 : 0);
+// echo's own counters in the image's metrics (kernel/metrics), beside what
+// the network bring-up registered; the stats line is the registry's line
+// rendering (the keys it always had).
+void register_echo_metrics(Netif& netif) {
+  metrics::Registry& registry = metrics::registry();
   const auto& util = net::ipbench::utilisation_stats();
-  used = append_stat(line, used, cap, "util_idle_timeouts", util.idle_timeouts);
-  used = append_stat(line, used, cap, "util_accept_errors", util.accept_errors);
-  // For bench/echo: deltas between two queries give instructions and cycles
-  // per echoed packet over the measured interval.
-  used = append_stat(line, used, cap, "uptime_ns", hal::now_ns());
-  used = append_stat(line, used, cap, "cycles", hal::cycles());
-  used = append_stat(line, used, cap, "instret", hal::instructions());
-  // Cycles spent in hal::idle(): instret minus these, under QEMU -icount,
-  // is the instructions the guest retired while busy.
-  used = append_stat(line, used, cap, "idle_cycles", async::Executor::current().idle_cycles());
-  if (used < cap) line[used++] = '\n';
-  return used;
+  const struct {
+    metrics::SampleSpec spec;
+    const std::uint64_t* value;
+  } entries[] = {
+      {{.name = "starling_echo_udp_echoed_total",
+        .help = "UDP datagrams echoed.",
+        .line_key = "udp_echoed"},
+       &g_echo.echoed},
+      {{.name = "starling_echo_udp_drops_total",
+        .help = "UDP echoes dropped: the TX ring stayed full through every retry.",
+        .line_key = "udp_echo_drops"},
+       &g_echo.dropped},
+      {{.name = "starling_echo_tcp_echoed_bytes_total",
+        .help = "Bytes written back on TCP echo connections.",
+        .line_key = "tcp_echoed_bytes"},
+       &g_echo.tcp_echoed_bytes},
+      {{.name = "starling_echo_tcp_connections_reset_total",
+        .help = "TCP echo connections reset: no coroutine frame for their task.",
+        .line_key = "tcp_connections_reset"},
+       &g_echo.connections_reset},
+      {{.name = "starling_echo_tcp_write_timeouts_total",
+        .help = "TCP echo connections reset: their echo could not be written for 30 s.",
+        .line_key = "tcp_write_timeouts"},
+       &g_echo.write_timeouts},
+      {{.name = "starling_echo_udp_refused_total",
+        .help = "UDP datagrams not echoed: broadcast, or from port 0, 7, 19 or 1235.",
+        .line_key = "udp_refused"},
+       &g_echo.udp_refused},
+      {{.name = "starling_echo_stats_refused_total",
+        .help = "Stats queries from outside the stats network (not answered).",
+        .line_key = "stats_refused"},
+       &g_echo.stats_refused},
+      {{.name = "starling_echo_stats_short_total",
+        .help = "Stats queries too short for the reply (told to pad).",
+        .line_key = "stats_short"},
+       &g_echo.stats_short},
+      {{.name = "starling_utilisation_idle_timeouts_total",
+        .help = "Utilisation service clients closed for saying nothing.",
+        .line_key = "util_idle_timeouts"},
+       &util.idle_timeouts},
+      {{.name = "starling_utilisation_accept_errors_total",
+        .help = "Utilisation service accepts that failed.",
+        .line_key = "util_accept_errors"},
+       &util.accept_errors},
+  };
+  for (const auto& e : entries) (void)registry.add(e.spec, e.value);
+  // The line's no_memory_waits has always been echo's and the netif's together.
+  (void)registry.add(
+      {.name = "starling_echo_no_memory_waits_total",
+       .help = "Echo services' and the netif's waits without a coroutine frame.",
+       .line_key = "no_memory_waits"},
+      [](const void* c) -> std::uint64_t {
+        return g_echo.no_memory_waits + static_cast<const Netif*>(c)->stats().wait_no_memory;
+      },
+      &netif);
 }
 
 // kStatsQuery, then only spaces (padding).
@@ -293,7 +233,7 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& set
         continue;
       }
       char line[kStatsLineBytes];
-      std::size_t n = stats_line(netif, line, sizeof line);
+      std::size_t n = metrics::render_stats_line(metrics::registry(), kStatsQuery, line);
       if (n > kStatsAmplification * datagram->data.size()) {
         ++g_echo.stats_short;
         n = kStatsPadReply.copy(line, kStatsPadReply.size());
@@ -422,6 +362,7 @@ async::Task<int> serve(const BootInfo& boot) {
   static Settings chosen;  // the services keep a reference
   chosen = settings(network->bootargs);
   Netif& netif = *network->netif;
+  register_echo_metrics(netif);
   (void)scope.spawn(udp_echo(kUdpEchoPort, netif, chosen));
   (void)scope.spawn(tcp_echo(kTcpEchoPort));
   (void)scope.spawn(utilisation(kUtilisationPort));

@@ -442,10 +442,8 @@ void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t by
 
 bool Dwmac::can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const {
   if (handle >= kRxBuffers) return false;
-  const auto start = reinterpret_cast<std::uintptr_t>(
-      mem::to_pointer(rx_buffer_phys(static_cast<std::uint16_t>(handle))));
-  const auto at = reinterpret_cast<std::uintptr_t>(frame.data());
-  return at >= start && at - start + frame.size() <= kBufferBytes;
+  const std::byte* buffer = mem::to_pointer(rx_buffer_phys(static_cast<std::uint16_t>(handle)));
+  return hal::frame_inside_buffer(std::span(buffer, kBufferBytes), frame);
 }
 
 void Dwmac::fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame) {

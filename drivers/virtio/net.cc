@@ -301,10 +301,8 @@ void Net::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t byte
 
 bool Net::can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const {
   if (handle >= rx_.size()) return false;
-  const std::span<std::byte> buffer = rx_.buffer(static_cast<std::uint16_t>(handle));
-  const auto start = reinterpret_cast<std::uintptr_t>(buffer.data());
-  const auto at = reinterpret_cast<std::uintptr_t>(frame.data());
-  return at >= start + header_bytes_ && at - start + frame.size() <= buffer.size();
+  return hal::frame_inside_buffer(rx_.buffer(static_cast<std::uint16_t>(handle)), frame,
+                                  header_bytes_);
 }
 
 void Net::fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame) {

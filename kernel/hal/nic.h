@@ -111,6 +111,16 @@ inline constexpr std::size_t kMaxFrameBytes = 1518;
 // frame past the limit is copied instead (tx_in_place_copied).
 inline constexpr std::size_t kMaxRxLoans = 32;
 
+// True if `frame` lies wholly inside `buffer`, starting at least `headroom`
+// bytes in (room a driver writes its own header into, e.g. virtio-net's):
+// the check before a frame is sent in place from the RX buffer it names.
+inline bool frame_inside_buffer(std::span<const std::byte> buffer, std::span<const std::byte> frame,
+                                std::size_t headroom = 0) {
+  const auto start = reinterpret_cast<std::uintptr_t>(buffer.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(frame.data());
+  return at >= start + headroom && at - start + frame.size() <= buffer.size();
+}
+
 // One piece of a frame for transmit_gather(): the frame is the fragments'
 // bytes back to back. Empty fragments are allowed (and contribute nothing).
 using TxFragment = std::span<const std::byte>;

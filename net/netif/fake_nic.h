@@ -167,9 +167,7 @@ class FakeNic {
  private:
   enum class State : std::uint8_t { kFree, kFilled, kWithStack };
   bool inside_buffer(hal::RxHandle h, std::span<const std::byte> data) const {
-    const auto start = reinterpret_cast<std::uintptr_t>(buffers_[h].data());
-    const auto at = reinterpret_cast<std::uintptr_t>(data.data());
-    return at >= start && at - start + data.size() <= kBufferBytes;
+    return hal::frame_inside_buffer(buffers_[h], data);
   }
   std::array<std::array<std::byte, kBufferBytes>, kBuffers> buffers_{};
   std::array<std::size_t, kBuffers> lengths_{};

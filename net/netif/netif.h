@@ -297,15 +297,29 @@ class Netif {
     return {};
   }
 
+  // What lwIP hears of a frame the NIC took or refused: a full ring blocks
+  // TCP output until it drains (tx_blocked_), anything else is the
+  // interface's error.
+  err_t transmit_outcome(const Result<void>& sent) noexcept {
+    if (sent.ok()) {
+      ++stats_.tx_frames;
+      return ERR_OK;
+    }
+    if (sent.error() == Error::kBusy) {
+      ++stats_.tx_busy_drops;
+      tx_blocked_ = true;
+      return ERR_WOULDBLOCK;
+    }
+    ++stats_.tx_errors;
+    return ERR_IF;
+  }
+
   static err_t link_output(struct netif* n, pbuf* p) noexcept {
     Netif& me = self(n);
-    if (auto sent = me.send_in_place(p); sent.ok()) {
-      ++me.stats_.tx_frames;
-      return ERR_OK;
-    } else if (sent.error() == Error::kBusy) {
-      ++me.stats_.tx_busy_drops;
-      me.tx_blocked_ = true;
-      return ERR_WOULDBLOCK;
+    // In place, or a full ring: final. Any other refusal (not a reply to an
+    // RX buffer, a loan the driver cannot make) goes the gather way.
+    if (auto sent = me.send_in_place(p); sent.ok() || sent.error() == Error::kBusy) {
+      return me.transmit_outcome(sent);
     }
     std::array<hal::TxFragment, kMaxTxFragments> fragments;
     std::size_t count = 0;
@@ -331,18 +345,8 @@ class Netif {
     } else if (count > 1) {
       ++me.stats_.tx_chained;
     }
-    auto sent = me.nic_->transmit_gather(std::span<const hal::TxFragment>(fragments.data(), count));
-    if (sent.ok()) {
-      ++me.stats_.tx_frames;
-      return ERR_OK;
-    }
-    if (sent.error() == Error::kBusy) {
-      ++me.stats_.tx_busy_drops;
-      me.tx_blocked_ = true;
-      return ERR_WOULDBLOCK;
-    }
-    ++me.stats_.tx_errors;
-    return ERR_IF;
+    return me.transmit_outcome(
+        me.nic_->transmit_gather(std::span<const hal::TxFragment>(fragments.data(), count)));
   }
 
   void sync_link() noexcept {

@@ -2,6 +2,7 @@
 #define STARLING_PLATFORM_HOST_NIC_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "drivers/dwmac/dwmac.h"
 #include "kernel/lib/result.h"
@@ -22,6 +23,8 @@
 namespace starling::board {
 
 using Nic = dwmac::Dwmac;
+// The driver's name in metrics (the nic="..." label).
+inline constexpr std::string_view kNicName = "dwmac-model";
 
 // Brings the NIC up once (TAP, model, driver init, link); later calls return
 // the same NIC or the same error. kNotFound if no --tap was given; the

@@ -2,6 +2,7 @@
 #define STARLING_PLATFORM_QEMU_VIRT_NIC_H_
 
 #include <cstdint>
+#include <string_view>
 
 #include "drivers/virtio/net.h"
 #include "kernel/lib/result.h"
@@ -19,6 +20,8 @@ inline constexpr std::uint32_t kVirtioMmioSlots = 8;
 inline constexpr std::uint32_t kVirtioMmioFirstIrq = 1;
 
 using Nic = virtio::Net;
+// The driver's name in metrics (the nic="..." label).
+inline constexpr std::string_view kNicName = "virtio-net";
 
 // Probes slots 0..7 once and brings the first virtio-net device up, with its
 // rings and buffers from `pages`. Call after init_interrupts(). kNotFound if

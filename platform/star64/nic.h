@@ -1,6 +1,8 @@
 #ifndef STARLING_PLATFORM_STAR64_NIC_H_
 #define STARLING_PLATFORM_STAR64_NIC_H_
 
+#include <string_view>
+
 #include "drivers/dwmac/dwmac.h"
 #include "kernel/lib/result.h"
 #include "kernel/mem/page_allocator.h"
@@ -11,6 +13,8 @@
 namespace starling::board {
 
 using Nic = dwmac::Dwmac;
+// The driver's name in metrics (the nic="..." label).
+inline constexpr std::string_view kNicName = "dwmac";
 
 // Brings GMAC0 up once: clocks and resets, MAC address (bootargs
 // starling.mac=, the device tree, or the default), driver init, and a link

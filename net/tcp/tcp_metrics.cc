@@ -1,0 +1,55 @@
+#include "net/tcp/tcp_metrics.h"
+
+#include "net/tcp/tcp.h"
+
+namespace starling::net {
+
+Result<void> register_tcp_metrics(metrics::Registry& registry) {
+  using metrics::Type;
+  const TcpStats& s = tcp_stats();
+  const struct {
+    metrics::SampleSpec spec;
+    const std::uint64_t* value;
+  } entries[] = {
+      {{.name = "starling_tcp_connections",
+        .help = "TCP connection slots held now.",
+        .type = Type::kGauge,
+        .line_key = "tcp_conns"},
+       &s.connections_in_use},
+      {{.name = "starling_tcp_connection_slots",
+        .help = "TCP connection slots in all (the bound).",
+        .type = Type::kGauge},
+       &s.pool_size},
+      {{.name = "starling_tcp_accepted_total",
+        .help = "TCP connections handed to a listener.",
+        .line_key = "tcp_accepted"},
+       &s.accepted},
+      {{.name = "starling_tcp_refused_backlog_total",
+        .help = "TCP connections aborted: the listener's backlog was full.",
+        .line_key = "tcp_refused_backlog"},
+       &s.refused_backlog},
+      {{.name = "starling_tcp_refused_slots_total",
+        .help = "TCP connections aborted: no connection slot or lwIP PCB.",
+        .line_key = "tcp_refused_pool"},
+       &s.refused_pool},
+      {{.name = "starling_tcp_resets_total",
+        .help = "TCP connections that ended in a reset.",
+        .line_key = "tcp_resets"},
+       &s.resets},
+      {{.name = "starling_tcp_errors_total", .help = "TCP connection errors (resets included)."},
+       &s.errors},
+      {{.name = "starling_tcp_close_aborts_total",
+        .help = "TCP closes that fell back to an abort."},
+       &s.close_aborts},
+      {{.name = "starling_tcp_refused_unread_total",
+        .help = "TCP segments refused: the reader held too much unread data.",
+        .line_key = "tcp_rx_refused_unread"},
+       &s.refused_unread},
+  };
+  for (const auto& e : entries) {
+    if (auto ok = registry.add(e.spec, e.value); !ok.ok()) return ok;
+  }
+  return {};
+}
+
+}  // namespace starling::net

@@ -1,0 +1,91 @@
+// The image's metrics page as an application's network bring-up registers
+// it (platform/network.cc's set: runtime, pages, NIC and netif, lwIP, TCP),
+// on the host over a fake NIC with some traffic, plus one sample whose
+// label value needs escaping. Prints the Prometheus page, a line "---",
+// then the stats line, for //test/metrics:prometheus_format_test to parse
+// with a parser that is not ours.
+#include <array>
+#include <cstddef>
+#include <cstdio>
+#include <vector>
+
+#include "kernel/async/executor.h"
+#include "kernel/async/frame_allocator.h"
+#include "kernel/async/runtime_metrics.h"
+#include "kernel/mem/page_allocator.h"
+#include "kernel/mem/page_metrics.h"
+#include "kernel/metrics/prometheus.h"
+#include "kernel/metrics/registry.h"
+#include "kernel/metrics/stats_line.h"
+#include "net/lwip/lwip_metrics.h"
+#include "net/netif/fake_nic.h"
+#include "net/netif/netif.h"
+#include "net/netif/netif_metrics.h"
+#include "net/tcp/tcp_metrics.h"
+
+namespace {
+
+using namespace starling;  // NOLINT: a test program
+
+alignas(4096) std::array<std::byte, 64 * 4096> g_memory;
+alignas(64) std::array<std::byte, 64 * 1024> g_frames;
+std::uint64_t g_tricky = 7;
+
+int run() {
+  mem::PageAllocator pages;
+  const auto base = reinterpret_cast<std::uintptr_t>(g_memory.data());
+  const mem::PhysRange range{base, base + g_memory.size()};
+  if (!pages.init(std::span<const mem::PhysRange>(&range, 1)).ok()) return 10;
+  (void)pages.allocate(3);
+
+  async::FrameAllocator frames(g_frames);
+  async::Executor executor;
+  net::testing::FakeNic nic;
+  net::Netif<net::testing::FakeNic> netif(nic);
+  if (!netif.start(net::kQemuUserDefault).ok()) return 11;
+  // A frame in, so the NIC's and the netif's counters are not all zero.
+  std::vector<std::byte> frame(60, std::byte{0});
+  for (int i = 0; i < 6; ++i) frame[i] = std::byte{0xff};
+  frame[12] = std::byte{0x08};
+  frame[13] = std::byte{0x06};  // ARP, too short to mean anything: a runt
+  (void)nic.inject(frame);
+
+  metrics::Registry& registry = metrics::registry();
+  const Result<void> results[] = {
+      async::register_runtime_metrics(registry, executor, &frames),
+      mem::register_page_metrics(registry, pages),
+      net::register_netif_metrics(registry, netif, "fake"),
+      net::register_lwip_metrics(registry),
+      net::register_tcp_metrics(registry),
+      registry.add({.name = "starling_test_escaping",
+                    .help = "A help line with a backslash \\ and a\nnewline.",
+                    .type = metrics::Type::kGauge,
+                    .labels = {{{"path", "C:\\dir \"quoted\"\nnext"}}},
+                    .label_count = 1,
+                    .line_key = "test_escaping"},
+                   &g_tricky),
+  };
+  for (const auto& r : results) {
+    if (!r.ok()) {
+      std::fprintf(stderr, "registration failed: %s\n", error_name(r.error()));
+      return 12;
+    }
+  }
+  static std::array<char, 64 * 1024> page;
+  const auto size = metrics::render_prometheus(registry, page);
+  if (!size.ok()) return 13;
+  std::fwrite(page.data(), 1, *size, stdout);
+  std::printf("---\n");
+  std::array<char, 1472> line;
+  const std::size_t n = metrics::render_stats_line(registry, "STARLING-STATS", line);
+  std::fwrite(line.data(), 1, n, stdout);
+  std::fprintf(stderr, "metrics page: %zu bytes, %zu families, %zu samples\n", *size,
+               registry.family_count(), registry.sample_count());
+  return 0;
+}
+
+}  // namespace
+
+int main() {
+  return run();
+}
