@@ -101,6 +101,16 @@ LWIP_SOURCE = struct(
     sha256 = "0a8276d09fc4e97bbba2f953d74af2388fc2195ea156be9d7589e297a68fde24",
 )
 
+# http-parser (Node.js's HTTP/1.x request parser, a single C file without
+# allocation or libc I/O), from Debian's source package like lwIP: only the
+# upstream .orig tarball (sha256 as in the .dsc's Checksums-Sha256). net/http
+# builds it freestanding for every board.
+HTTP_PARSER_SOURCE = struct(
+    package = "http-parser",
+    version = "2.9.4-5",
+    sha256 = "467b9e30fd0979ee301065e70f637d525c28193449e1b13fbcb1b1fab3ad224f",
+)
+
 # Starling's patches to that source, applied in order by the @lwip rule
 # (net/lwip/patches/README.md says what each fixes and which test proves it).
 LWIP_PATCHES = [

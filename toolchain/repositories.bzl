@@ -6,6 +6,7 @@ load(
     "COMPILERS",
     "DTC_PACKAGES",
     "GOOGLETEST_PACKAGES",
+    "HTTP_PARSER_SOURCE",
     "LLVM_EXTRACT",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
@@ -71,6 +72,13 @@ def starling_repositories():
         # Starling's fixes to lwIP 2.1.3, each tested (net/lwip/patches/README.md).
         patches = LWIP_PATCHES,
         build_file = "//toolchain/repositories:BUILD.lwip",
+    )
+    debian_source(
+        name = "http_parser",
+        package = HTTP_PARSER_SOURCE.package,
+        version = HTTP_PARSER_SOURCE.version,
+        sha256 = HTTP_PARSER_SOURCE.sha256,
+        build_file = "//toolchain/repositories:BUILD.http_parser",
     )
     npm_package(
         name = "buildifier",
