@@ -50,6 +50,8 @@ namespace {
 
 constexpr std::size_t kMaxBurst = 64;
 constexpr std::uint64_t kMaxLag = 64;
+// --closed-loop gives a packet up (it counts as missing) after this long.
+constexpr std::uint64_t kClosedLoopWaitNs = 100'000'000;
 constexpr int kSocketBufferBytes = 8 << 20;
 constexpr std::uint16_t kStatsEtherType = 0x88B5;  // apps/reflector
 constexpr std::string_view kStatsQuery = "STARLING-STATS";
@@ -653,9 +655,19 @@ RateResult run_rate(const Options& o, Link& transport, double rate, std::uint32_
   std::uint64_t t_rec_begin = 0;
   std::uint64_t t_rec_end = 0;
   bool util_ok = util != nullptr;
+  std::uint64_t last_send_ns = 0;
   while (next < total) {
     std::uint64_t now = mono_ns();
     if (now >= deadline) break;
+    // --closed-loop: the packet before has to come back first (or be given
+    // up after kClosedLoopWaitNs), so the guest never holds two at once and
+    // the figure is one packet's path however late this host runs.
+    if (o.closed_loop && next > 0 && !tracker.answered(next - 1) &&
+        now < last_send_ns + kClosedLoopWaitNs) {
+      wait_readable(transport.fd(), last_send_ns + kClosedLoopWaitNs - now);
+      drain(false);
+      continue;
+    }
     std::uint64_t due = std::min(base + schedule.due_count(now), total);
     if (due > next + kMaxLag) {
       ++result.rebased;
@@ -682,6 +694,7 @@ RateResult run_rate(const Options& o, Link& transport, double rate, std::uint32_
       } else if (next < rec_end) {
         limit = std::min(limit, rec_end);
       }
+      if (o.closed_loop) limit = next + 1;
       const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(limit - next, kMaxBurst));
       for (std::size_t i = 0; i < n; ++i) {
         encode_payload(staging[i], run_id, next + i, mono_ns());
@@ -689,6 +702,7 @@ RateResult run_rate(const Options& o, Link& transport, double rate, std::uint32_
       }
       // Fewer than n: the socket is full; the schedule slips, honestly.
       next += transport.send_batch(std::span(staged.data(), n));
+      last_send_ns = mono_ns();
     }
     drain(false);
     if (next < total) {

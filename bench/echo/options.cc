@@ -34,6 +34,10 @@ Prints the CSV header and one row per rate on stdout; notes on stderr.
   --stats                ask the guest for STARLING-STATS before and after each
                          rate; print instructions per echoed packet and the
                          high-water marks (stderr, or --stats-file)
+  --closed-loop          send each packet only once the one before it came back
+                         (or 100 ms passed), at the rate's times at the
+                         earliest: one packet in flight, so the guest never
+                         sees two at once however late the host runs
   --stats-file PATH      append those figures to PATH as key=value lines
   --stats-port N         UDP port of the stats query (default: --port for
                          udp, 1235 for tcp; raw uses a 0x88B5 frame)
@@ -135,12 +139,13 @@ ParsedOptions parse_options(std::span<const std::string_view> args) {
       continue;
     }
     if (flag == "--require-util" || flag == "--stats" || flag == "--probe-first-echo" ||
-        flag == "--no-header") {
+        flag == "--no-header" || flag == "--closed-loop") {
       if (has_value) return fail(std::string(flag) + " takes no value");
       if (flag == "--require-util") o.require_util = true;
       if (flag == "--stats") o.stats = true;
       if (flag == "--probe-first-echo") o.probe = true;
       if (flag == "--no-header") o.header = false;
+      if (flag == "--closed-loop") o.closed_loop = true;
       continue;
     }
     static constexpr std::string_view kValued[] = {"--target",

@@ -29,6 +29,7 @@ struct Options {
   std::uint16_t util_port = 1237;  // 0: no utilisation service
   bool require_util = false;
   bool stats = false;            // STARLING-STATS around each rate
+  bool closed_loop = false;      // one packet in flight (the cost gate's runs)
   std::string stats_file;        // derived figures go here (else stderr)
   std::uint16_t stats_port = 0;  // 0 until parsed: --port (udp) or 1235 (tcp)
   std::string iface;             // raw: the interface the guest is on

@@ -31,6 +31,7 @@ TEST(Options, DefaultsAndSizes) {
   EXPECT_EQ(udp.options->size, 1472u);
   EXPECT_EQ(udp.options->rates_bps, (std::vector<double>{10e6, 20e6}));
   EXPECT_EQ(udp.options->util_port, 1237);
+  EXPECT_FALSE(udp.options->closed_loop);
   auto tcp = parse({"--target=10.0.2.15", "--rates=1M", "--transport=tcp", "--port=1236"});
   ASSERT_TRUE(tcp.options) << tcp.error;
   EXPECT_EQ(tcp.options->size, 1460u);
@@ -39,6 +40,9 @@ TEST(Options, DefaultsAndSizes) {
   auto forwarded = parse({"--target", "127.0.0.1", "--port", "15235", "--rates", "1M"});
   ASSERT_TRUE(forwarded.options) << forwarded.error;
   EXPECT_EQ(forwarded.options->stats_port, 15235);
+  auto closed = parse({"--target", "10.0.2.15", "--rates", "10M", "--closed-loop"});
+  ASSERT_TRUE(closed.options) << closed.error;
+  EXPECT_TRUE(closed.options->closed_loop);
 }
 
 TEST(Options, UnknownFlagIsNamedEvenWithoutAValue) {
@@ -69,6 +73,7 @@ TEST(Options, ErrorsNameTheFlag) {
       {{"--target", "10.0.2.15", "--rates", "1M", "--stats-file", "x"}, "--stats-file"},
       {{"--target", "10.0.2.15", "--probe-first-echo"}, "--probe-first-echo"},
       {{"--target", "10.0.2.15", "--rates", "1M", "--stats=1"}, "--stats"},
+      {{"--target", "10.0.2.15", "--rates", "1M", "--closed-loop=yes"}, "--closed-loop"},
       {{"--target", "10.0.2.15", "--rates", "1M", "--transport", "raw", "--iface", "t", "--dst-mac",
         "52:54:00:12:34", "--src-ip", "10.0.2.2"},
        "--dst-mac"},

@@ -60,6 +60,9 @@ class ReplyTracker {
   // A corrupted reply (its sequence number, when it parsed) or a foreign one.
   void on_corrupted(std::uint64_t seq, bool seq_known);
 
+  // Whether any reply (on time, late or corrupted) came for `seq`.
+  bool answered(std::uint64_t seq) const { return seq < state_.size() && state_[seq] != kNone; }
+
   bool recorded(std::uint64_t seq) const {
     return seq >= first_recorded_ && seq < first_recorded_ + recorded_;
   }

@@ -80,6 +80,18 @@ TEST(ReplyTracker, UnsentPacketsAreNotMissing) {
   EXPECT_EQ(t.bad(4).missing, 1u);  // only 0..3 went out: 3 is missing
 }
 
+TEST(ReplyTracker, AnsweredMeansAnyReply) {
+  ReplyTracker t(4, 0, 4);
+  t.on_reply(0, false);
+  t.on_reply(1, true);
+  t.on_corrupted(2, true);
+  EXPECT_TRUE(t.answered(0));
+  EXPECT_TRUE(t.answered(1));
+  EXPECT_TRUE(t.answered(2));
+  EXPECT_FALSE(t.answered(3));
+  EXPECT_FALSE(t.answered(4));  // never sent
+}
+
 TEST(ReplyTracker, ForeignAndOutOfRangeRepliesAreCorrupted) {
   ReplyTracker t(4, 0, 4);
   for (std::uint64_t s = 0; s < 4; ++s) t.on_reply(s, false);
