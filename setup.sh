@@ -53,6 +53,9 @@ PACKAGES=(
   # Hostile-peer tests (test/robustness:hostile_tools_*): real scanners,
   # flooders and a packet crafter (Debian's python3 gets scapy).
   nmap hping3 python3-scapy
+  # HTTP clients against apps/httpd (test/http): curl, ApacheBench, wrk and
+  # nghttp2's h2load (--h1).
+  curl apache2-utils wrk nghttp2-client
   # The metrics page checked by Prometheus's own text parser (test/metrics).
   python3-prometheus-client
   # The checksum offload test turns a veth's TX checksumming off, so Linux

@@ -45,6 +45,7 @@
 #include "net/netif/ip_config.h"
 #include "net/netif/netif.h"
 #include "net/port/random.h"
+#include "net/tcp/handoff.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
 #include "platform/network.h"
@@ -261,42 +262,12 @@ void print_failure(const char* what, Error error) {
   print("\n");
 }
 
-// A connection on its way into its task. If the task's frame cannot be
-// allocated, the coroutine never takes it, and this (the caller's argument)
-// resets the connection: the client sees an error, not a clean end of an
-// echo that never happened.
-class NewConnection {
- public:
-  explicit NewConnection(net::TcpStream stream) : stream_(std::move(stream)) {}
-  NewConnection(NewConnection&& other) noexcept
-      : stream_(std::move(other.stream_)), taken_(other.taken_) {
-    other.taken_ = true;
-  }
-  NewConnection(const NewConnection&) = delete;
-  NewConnection& operator=(const NewConnection&) = delete;
-  NewConnection& operator=(NewConnection&&) = delete;
-  ~NewConnection() {
-    if (!taken_) {
-      ++g_echo.connections_reset;
-      stream_.abort();
-    }
-  }
-  net::TcpStream take() {
-    taken_ = true;
-    return std::move(stream_);
-  }
-
- private:
-  net::TcpStream stream_;
-  bool taken_ = false;
-};
-
 // One TCP echo connection: read what arrived, write it back (write waits for
 // send-buffer space, so a client that does not read slows only itself). The
 // peer closing, or saying nothing for kTcpIdleTimeoutNs, ends it with a FIN;
 // a failed read or write (no memory, a reset) ends it with an RST, because
 // the echo is then incomplete and a FIN would pass it off as whole.
-async::Task<void> tcp_echo_connection(NewConnection connection) {
+async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
   net::TcpStream stream = connection.take();
   std::byte buffer[2048];
   for (;;) {
@@ -337,8 +308,9 @@ async::Task<void> tcp_echo(std::uint16_t port) {
       continue;
     }
     if (!stream.ok()) co_return Unexpected(stream.error());
-    // A connection that cannot get a frame is reset (NewConnection), not fatal.
-    (void)connections.spawn(tcp_echo_connection(NewConnection(std::move(*stream))));
+    // A connection that cannot get a frame is reset (StreamHandoff), not fatal.
+    (void)connections.spawn(
+        tcp_echo_connection(net::StreamHandoff(std::move(*stream), &g_echo.connections_reset)));
   }
 }
 

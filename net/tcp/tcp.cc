@@ -90,6 +90,8 @@ void release_conn(Conn* c) {
   --g_stats.connections_in_use;
 }
 
+void detach(tcp_pcb* pcb);
+
 err_t on_recv(void* arg, tcp_pcb* pcb, pbuf* p, err_t err) {
   auto* c = static_cast<Conn*>(arg);
   if (c == nullptr) {  // not ours any more: drop like tcp_recv_null
@@ -102,6 +104,17 @@ err_t on_recv(void* arg, tcp_pcb* pcb, pbuf* p, err_t err) {
   if (p == nullptr) {  // FIN
     c->eof = true;
     c->rx_event.set();
+    if (pcb->state == TIME_WAIT) {
+      // We had sent our FIN (shutdown) and it was acknowledged: the close
+      // is complete, and lwIP owns the pcb now. It frees a TIME_WAIT pcb
+      // without a callback (its 2 MSL timer, or tcp_alloc taking the oldest
+      // back when the pool is empty, as a connection storm makes it), so
+      // keeping the pointer would have close() touch a pcb that may by then
+      // be another connection's (found by test/http's storm: lwIP's
+      // "pcb->next != pcb" assertion). Forget it here.
+      detach(pcb);
+      c->pcb = nullptr;
+    }
     return ERR_OK;
   }
   if (err != ERR_OK) {  // not produced by lwIP 2.1; be safe
@@ -332,6 +345,14 @@ async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
 }
 
 async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexcept {
+  return send(data, true);
+}
+
+async::Task<std::size_t> TcpStream::queue(std::span<const std::byte> data) noexcept {
+  return send(data, false);
+}
+
+async::Task<std::size_t> TcpStream::send(std::span<const std::byte> data, bool push) noexcept {
   Conn* c = conn_;
   if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
   std::size_t done = 0;
@@ -343,7 +364,7 @@ async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexc
     if (space > 0 && tcp_sndqueuelen(pcb) < TCP_SND_QUEUELEN) {
       const std::size_t left = data.size() - done;
       const auto chunk = static_cast<u16_t>(std::min({space, left, std::size_t{0xFFFF}}));
-      const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left ? TCP_WRITE_FLAG_MORE : 0);
+      const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left || !push ? TCP_WRITE_FLAG_MORE : 0);
       const err_t err = tcp_write(pcb, data.data() + done, chunk, flags);
       if (err == ERR_OK) {
         done += chunk;
@@ -357,7 +378,7 @@ async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexc
     tcp_output(pcb);
     co_await c->tx_event.wait();
   }
-  if (c->pcb != nullptr) {
+  if (push && c->pcb != nullptr) {
     const err_t err = tcp_output(c->pcb);
     // A full TX ring (ERR_WOULDBLOCK) or heap (ERR_MEM): the data is queued,
     // lwIP sends it when room returns.

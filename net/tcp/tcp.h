@@ -82,6 +82,9 @@ class TcpStream {
   // (tcp_sndbuf / the sent callback) as often as needed, and pushes it with
   // tcp_output. Returns data.size().
   async::Task<std::size_t> write(std::span<const std::byte> data) noexcept;
+  // The same, without the push: the bytes wait for the next write(), so a
+  // response head and its body leave in one segment, not a small one first.
+  async::Task<std::size_t> queue(std::span<const std::byte> data) noexcept;
 
   // Half-close: sends FIN after the queued data; reads still work.
   Result<void> shutdown() noexcept;
@@ -105,6 +108,7 @@ class TcpStream {
  private:
   friend class TcpListener;
   explicit TcpStream(detail::Conn* conn) noexcept : conn_(conn) {}
+  async::Task<std::size_t> send(std::span<const std::byte> data, bool push) noexcept;
   detail::Conn* conn_ = nullptr;
 };
 

@@ -1,0 +1,144 @@
+// httpd: an HTTP/1.1 server (net/http) on port 80, serving
+//   GET /            the site embedded at build time (site/: index.html, ...),
+//                    Content-Type by extension, ETag and 304
+//   GET /metrics     the image's metrics in Prometheus's text format 0.0.4
+//   GET /healthz     "ok" while the server runs
+//   POST /echo       the request body back (up to 8 KiB; more is 413)
+// on every board (QEMU virt, the Star64, the host board).
+//
+// Kernel command line (QEMU: -append):
+//   ip=...                  the address, as for every app (platform/network.h)
+//   httpd.slots=N           connection slots, 1..64 (default 64): one more
+//                           connection than that gets 503 with Retry-After
+//   httpd.head_timeout_ms=N a request's head must be whole within N ms
+//                           (default 10000): slower is 408 (slowloris)
+// `bazel run //apps/httpd:qemu` forwards 127.0.0.1:18080/tcp (or
+// STARLING_HTTPD_PORT) to the guest's port 80 and prints it.
+
+#include <charconv>
+#include <cstdint>
+#include <string_view>
+
+#include "apps/httpd/site_files.h"
+#include "kernel/async/executor.h"
+#include "kernel/async/scope.h"
+#include "kernel/async/task.h"
+#include "kernel/boot/app.h"
+#include "kernel/console/console.h"
+#include "kernel/metrics/prometheus.h"
+#include "kernel/metrics/registry.h"
+#include "net/http/body_buffer.h"
+#include "net/http/router.h"
+#include "net/http/server.h"
+#include "net/http/server_metrics.h"
+#include "net/http/site.h"
+#include "net/netif/ip_config.h"
+#include "platform/network.h"
+
+namespace starling {
+namespace {
+
+using console::print;
+using net::http::Response;
+using net::http::Status;
+
+async::Task<Response> metrics_page(const net::http::Request&) {
+  Response r;
+  r.buffer = net::http::BodyBuffer::try_acquire();
+  if (!r.buffer.valid()) {
+    // Every render buffer is out: a moment, not a failure.
+    Response busy = net::http::status_response(Status::kServiceUnavailable);
+    (void)busy.add_header("Retry-After", "1");
+    co_return busy;
+  }
+  auto n = metrics::render_prometheus(metrics::registry(), r.buffer.data());
+  if (!n.ok()) co_return net::http::status_response(Status::kInternalServerError);
+  r.content_type = metrics::kContentType;
+  r.body = std::as_bytes(r.buffer.data().first(*n));
+  co_return r;
+}
+
+async::Task<Response> healthz(const net::http::Request&) {
+  Response r;
+  r.content_type = "text/plain; charset=utf-8";
+  r.set_body("ok\n");
+  co_return r;
+}
+
+// The body is written from the slot it was read into (a request's views
+// live until its response is written): no buffer, no copy.
+async::Task<Response> echo(const net::http::Request& request) {
+  Response r;
+  r.content_type = "application/octet-stream";
+  r.body = request.body;
+  co_return r;
+}
+
+const net::http::Route kRoutes[] = {
+    {.path = "/metrics", .handler = metrics_page},
+    {.path = "/healthz", .handler = healthz},
+    {.path = "/echo",
+     .methods = net::http::method_bit(net::http::Method::kPost),
+     .handler = echo,
+     .max_body = net::http::kBodyBytes},
+    {.path = "/", .prefix = true, .handler = net::http::serve_site, .context = &site::site()},
+};
+
+// A number bootarg in [low, high], else `fallback` (with a console line).
+std::uint64_t number_arg(std::string_view bootargs, std::string_view key, std::uint64_t low,
+                         std::uint64_t high, std::uint64_t fallback) {
+  const auto arg = net::bootarg_value(bootargs, key);
+  if (!arg.found) return fallback;
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(arg.value.data(), arg.value.data() + arg.value.size(), v);
+  if (arg.repeated || ec != std::errc() || end != arg.value.data() + arg.value.size() || v < low ||
+      v > high) {
+    print("httpd: ignoring ");
+    print(key);
+    print("= (want one number from ");
+    console::print_dec(static_cast<std::int64_t>(low));
+    print(" to ");
+    console::print_dec(static_cast<std::int64_t>(high));
+    print(")\n");
+    return fallback;
+  }
+  return v;
+}
+
+async::Task<int> serve(const BootInfo& boot) {
+  async::Scope scope;
+  auto network = co_await board::bring_up_network("httpd", boot, scope);
+  if (!network.ok()) co_return board::kNetworkFailed;
+  net::http::ServerConfig config{.port = 80};
+  config.slots =
+      number_arg(network->bootargs, "httpd.slots", 1, net::http::kMaxSlots, net::http::kMaxSlots);
+  config.head_timeout_ns =
+      number_arg(network->bootargs, "httpd.head_timeout_ms", 1, 600'000, 10'000) *
+      async::kMillisecond;
+  if (auto ok = net::http::register_http_metrics(metrics::registry()); !ok.ok()) {
+    print("httpd: metrics not all registered: ");
+    print(error_name(ok.error()));
+    print("\n");
+  }
+  static const net::http::Router router(kRoutes);
+  (void)scope.spawn(net::http::serve(router, config));
+  print("httpd: serving http on port 80 (");
+  console::print_dec(static_cast<std::int64_t>(config.slots));
+  print(" slots, ");
+  console::print_dec(static_cast<std::int64_t>(site::site().files.size()));
+  print(" site files)\nhttpd: ready\n");
+  auto joined = co_await scope.join();
+  print("httpd: FAIL the server stopped: ");
+  print(joined.ok() ? "ok" : error_name(joined.error()));
+  print("\n");
+  co_return 5;
+}
+
+}  // namespace
+}  // namespace starling
+
+int starling_app_main(const starling::BootInfo& boot) {
+  starling::async::Executor executor;
+  auto code = executor.block_on(starling::serve(boot));
+  return code.ok() ? *code : 1;
+}

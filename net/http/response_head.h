@@ -1,0 +1,36 @@
+#ifndef STARLING_NET_HTTP_RESPONSE_HEAD_H_
+#define STARLING_NET_HTTP_RESPONSE_HEAD_H_
+
+#include <cstddef>
+#include <span>
+
+#include "net/http/response.h"
+
+// The status line and header block of a response, rendered into the
+// connection's head buffer (the body is written from where it is):
+//
+//   HTTP/1.1 200 OK\r\n
+//   Server: starling\r\n
+//   Content-Type: text/html\r\n        (if set)
+//   Content-Length: 1234\r\n           (not for 1xx, 204 and 304)
+//   <the response's headers>\r\n
+//   Allow: GET, HEAD\r\n               (if allow is set)
+//   Connection: close\r\n              (when the connection ends after it;
+//                                       keep-alive for HTTP/1.0 clients that asked)
+//   \r\n
+//
+// No Date header: the kernel has no wall clock, and RFC 9110 §6.6.1 lets an
+// origin without one leave it out.
+namespace starling::net::http {
+
+struct HeadOptions {
+  bool keep_alive = true;          // the connection stays open after it
+  bool http10_keep_alive = false;  // an HTTP/1.0 client asked for keep-alive: say so
+};
+
+// The head's size, or 0 if it does not fit `out` (the server answers 500).
+std::size_t render_head(const Response& response, const HeadOptions& options, std::span<char> out);
+
+}  // namespace starling::net::http
+
+#endif  // STARLING_NET_HTTP_RESPONSE_HEAD_H_

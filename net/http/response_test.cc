@@ -1,0 +1,105 @@
+// Response heads byte for byte, routes, and the body buffer pool's bound.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "net/http/body_buffer.h"
+#include "net/http/response.h"
+#include "net/http/response_head.h"
+#include "net/http/router.h"
+
+namespace starling::net::http {
+namespace {
+
+std::string head_of(const Response& r, HeadOptions options = {}) {
+  char out[1024];
+  const std::size_t n = render_head(r, options, out);
+  return std::string(out, n);
+}
+
+TEST(ResponseHead, ByteForByte) {
+  Response r;
+  r.content_type = "text/html";
+  r.set_body("<p>hi</p>");
+  r.add_header("ETag", "\"abc\"");
+  EXPECT_EQ(head_of(r),
+            "HTTP/1.1 200 OK\r\nServer: starling\r\nContent-Type: text/html\r\n"
+            "Content-Length: 9\r\nETag: \"abc\"\r\n\r\n");
+  EXPECT_EQ(head_of(r, {.keep_alive = false}),
+            "HTTP/1.1 200 OK\r\nServer: starling\r\nContent-Type: text/html\r\n"
+            "Content-Length: 9\r\nETag: \"abc\"\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(head_of(r, {.keep_alive = true, .http10_keep_alive = true}),
+            "HTTP/1.1 200 OK\r\nServer: starling\r\nContent-Type: text/html\r\n"
+            "Content-Length: 9\r\nETag: \"abc\"\r\nConnection: keep-alive\r\n\r\n");
+}
+
+TEST(ResponseHead, BodylessStatusesHaveNoLengthAndAllowIsListed) {
+  Response not_modified;
+  not_modified.status = Status::kNotModified;
+  EXPECT_EQ(head_of(not_modified), "HTTP/1.1 304 Not Modified\r\nServer: starling\r\n\r\n");
+  Response r = status_response(Status::kMethodNotAllowed);
+  r.allow = kGetOrHead | method_bit(Method::kPost);
+  EXPECT_EQ(head_of(r),
+            "HTTP/1.1 405 Method Not Allowed\r\nServer: starling\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 18\r\n"
+            "Allow: GET, HEAD, POST\r\n\r\n");
+}
+
+TEST(ResponseHead, AHeadThatDoesNotFitIsRefused) {
+  Response r;
+  const std::string big(2000, 'x');
+  r.add_header("X-Big", big);
+  char out[1024];
+  EXPECT_EQ(render_head(r, {}, out), 0u);
+  Response full;
+  for (std::size_t i = 0; i < kMaxResponseHeaders; ++i) EXPECT_TRUE(full.add_header("A", "b"));
+  EXPECT_FALSE(full.add_header("A", "b"));
+}
+
+async::Task<Response> ok(const Request&) {
+  co_return Response{};
+}
+
+TEST(Router, ExactPrefixMethodsAndAllow) {
+  static constexpr Route kRoutes[] = {
+      {.path = "/metrics", .handler = ok},
+      {.path = "/upload", .methods = method_bit(Method::kPost), .handler = ok, .max_body = 100},
+      {.path = "/static/", .prefix = true, .handler = ok},
+  };
+  const Router router(kRoutes);
+  EXPECT_EQ(router.match(Method::kGet, "/metrics").route, &kRoutes[0]);
+  EXPECT_EQ(router.match(Method::kHead, "/metrics").route, &kRoutes[0]);
+  EXPECT_EQ(router.match(Method::kGet, "/static/a/b.css").route, &kRoutes[2]);
+  EXPECT_EQ(router.match(Method::kPost, "/upload").route, &kRoutes[1]);
+  const RouteMatch wrong = router.match(Method::kPost, "/metrics");
+  EXPECT_EQ(wrong.route, nullptr);
+  EXPECT_EQ(wrong.status, Status::kMethodNotAllowed);
+  EXPECT_EQ(wrong.allowed, kGetOrHead);
+  const RouteMatch missing = router.match(Method::kGet, "/metricsx");
+  EXPECT_EQ(missing.status, Status::kNotFound);
+  EXPECT_EQ(missing.allowed, 0);
+}
+
+TEST(BodyBuffer, TheBoundHoldsAndLeasesReturn) {
+  const std::uint64_t refused = body_buffer_stats().refused;
+  {
+    std::vector<BodyBuffer> leases;
+    for (std::size_t i = 0; i < kBodyBuffers; ++i) {
+      leases.push_back(BodyBuffer::try_acquire());
+      ASSERT_TRUE(leases.back().valid());
+      EXPECT_EQ(leases.back().data().size(), kBodyBufferBytes);
+    }
+    EXPECT_EQ(body_buffer_stats().in_use, kBodyBuffers);
+    EXPECT_FALSE(BodyBuffer::try_acquire().valid());
+    EXPECT_EQ(body_buffer_stats().refused, refused + 1);
+    BodyBuffer moved = std::move(leases[0]);
+    EXPECT_FALSE(leases[0].valid());
+    EXPECT_TRUE(moved.valid());
+  }
+  EXPECT_EQ(body_buffer_stats().in_use, 0u);
+  EXPECT_EQ(body_buffer_stats().high_water, kBodyBuffers);
+}
+
+}  // namespace
+}  // namespace starling::net::http

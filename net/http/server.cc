@@ -1,0 +1,365 @@
+#include "net/http/server.h"
+
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include "kernel/async/deadline.h"
+#include "kernel/async/scope.h"
+#include "kernel/async/sleep.h"
+#include "kernel/async/timeout.h"
+#include "kernel/metrics/text_writer.h"
+#include "net/http/request_parser.h"
+#include "net/http/response_head.h"
+#include "net/tcp/handoff.h"
+#include "net/tcp/tcp.h"
+
+namespace starling::net::http {
+namespace {
+
+using async::Task;
+
+struct Slot {
+  char head[kHeadBufferBytes];
+  std::byte body[kBodyBytes];
+  char response_head[kResponseHeadBytes];
+  bool used;
+};
+
+Slot g_slots[kMaxSlots];
+ServerStats g_stats;
+bool g_serving = false;
+
+// After a close is decided: what the client still sends is read and
+// dropped for at most this long (or until its FIN), so lwIP closes with a
+// FIN, not the RST that unread data makes, and the client reads the answer
+// before it learns the connection is over (nginx's lingering close).
+constexpr std::uint64_t kLingerNs = 2'000'000'000;
+constexpr std::size_t kLingerBytes = 64 * 1024;
+
+// A held slot; released when the connection's task ends, or when the task
+// never started (the lease was its argument).
+class SlotLease {
+ public:
+  explicit SlotLease(Slot* slot) noexcept : slot_(slot) {
+    if (++g_stats.slots_in_use > g_stats.slots_high_water) {
+      g_stats.slots_high_water = g_stats.slots_in_use;
+    }
+  }
+  SlotLease(SlotLease&& other) noexcept : slot_(std::exchange(other.slot_, nullptr)) {}
+  SlotLease(const SlotLease&) = delete;
+  SlotLease& operator=(const SlotLease&) = delete;
+  SlotLease& operator=(SlotLease&&) = delete;
+  ~SlotLease() {
+    if (slot_ != nullptr) {
+      slot_->used = false;
+      --g_stats.slots_in_use;
+    }
+  }
+  Slot& slot() const noexcept { return *slot_; }
+
+ private:
+  Slot* slot_;
+};
+
+Slot* free_slot(std::size_t limit) {
+  for (std::size_t i = 0; i < limit; ++i) {
+    if (!g_slots[i].used) {
+      g_slots[i].used = true;
+      return &g_slots[i];
+    }
+  }
+  return nullptr;
+}
+
+std::span<const std::byte> bytes_of(const char* data, std::size_t n) {
+  return std::as_bytes(std::span<const char>(data, n));
+}
+
+void count(Status status) {
+  ++g_stats.requests;
+  ++g_stats.responses[status_index(status)];
+}
+
+Task<void> linger_close(TcpStream& stream) {
+  if (auto shut = stream.shutdown(); !shut.ok()) {
+    stream.abort();
+    co_return {};
+  }
+  async::Deadline deadline;
+  deadline.set(async::deadline_after(kLingerNs));
+  std::byte sink[512];
+  std::size_t dropped = 0;
+  while (dropped < kLingerBytes) {
+    auto n = co_await deadline.bound(stream.read(sink));
+    if (!n.ok() || *n == 0) break;
+    dropped += *n;
+  }
+  co_return stream.close();
+}
+
+// Every slot held: 503 with Retry-After, then a lingering close. A task of
+// its own (a frame, no slot) so the accept loop never waits on a client.
+Task<void> refuse(StreamHandoff handoff, std::uint32_t retry_after_s) {
+  TcpStream stream = handoff.take();
+  Response r = status_response(Status::kServiceUnavailable);
+  char seconds[12];
+  metrics::TextWriter w(seconds);
+  w.put_decimal(retry_after_s);
+  r.add_header("Retry-After", std::string_view(seconds, w.size()));
+  char head[256];
+  const std::size_t n = render_head(r, {.keep_alive = false}, head);
+  count(Status::kServiceUnavailable);
+  auto queued = co_await async::with_timeout(stream.queue(bytes_of(head, n)), kLingerNs);
+  auto written = co_await async::with_timeout(stream.write(r.body), kLingerNs);
+  if (!queued.ok() || !written.ok()) {
+    stream.abort();
+    co_return {};
+  }
+  g_stats.bytes_sent += n + r.body.size();
+  co_return co_await linger_close(stream);
+}
+
+class Connection {
+ public:
+  Connection(TcpStream stream, Slot& slot, const Router& router, const ServerConfig& config)
+      : stream_(std::move(stream)),
+        slot_(slot),
+        router_(router),
+        config_(config),
+        parser_(slot.head, slot.body) {}
+
+  Task<void> run();
+
+  enum class Read : std::uint8_t { kOk, kTimedOut, kEnd, kFailed };
+  enum class Next : std::uint8_t { kKeepAlive, kClose, kReset };
+
+ private:
+  Task<Read> read_more();
+  Task<Next> answer(Response response, bool keep_alive);
+  Task<Next> refuse_request(Status status, bool body_pending);
+  Task<Next> one_request(bool first);
+
+  TcpStream stream_;
+  Slot& slot_;
+  const Router& router_;
+  const ServerConfig& config_;
+  RequestParser parser_;
+  async::Deadline deadline_;
+  std::uint32_t served_ = 0;
+};
+
+// A read that could not even start (no frame for it) ends the connection.
+Connection::Read unwrap(const Result<Connection::Read>& r) {
+  return r.ok() ? *r : Connection::Read::kFailed;
+}
+
+// One read into the parser's room, bounded by the armed deadline.
+Task<Connection::Read> Connection::read_more() {
+  auto n = co_await deadline_.bound(stream_.read(parser_.room()));
+  if (!n.ok()) co_return n.error() == Error::kTimedOut ? Read::kTimedOut : Read::kFailed;
+  if (*n == 0) co_return Read::kEnd;
+  parser_.commit(*n);
+  g_stats.bytes_received += *n;
+  co_return Read::kOk;
+}
+
+// Writes a response: its head, then its body (unless HEAD or a body-less
+// status), one push, under the write deadline.
+Task<Connection::Next> Connection::answer(Response response, bool keep_alive) {
+  const Request& request = parser_.request();
+  keep_alive = keep_alive && !response.close;
+  HeadOptions options{.keep_alive = keep_alive,
+                      .http10_keep_alive = keep_alive && request.version_minor == 0};
+  std::size_t n = render_head(response, options, slot_.response_head);
+  if (n == 0) {
+    ++g_stats.handler_failures;  // its headers do not fit the head buffer
+    response = status_response(Status::kInternalServerError);
+    keep_alive = false;
+    n = render_head(response, {.keep_alive = false}, slot_.response_head);
+  }
+  count(response.status);
+  const bool send_body =
+      request.method != Method::kHead && !has_no_body(response.status) && !response.body.empty();
+  deadline_.set(async::deadline_after(config_.write_timeout_ns));
+  const auto head = bytes_of(slot_.response_head, n);
+  auto written = send_body ? co_await deadline_.bound(stream_.queue(head))
+                           : co_await deadline_.bound(stream_.write(head));
+  if (written.ok() && send_body) written = co_await deadline_.bound(stream_.write(response.body));
+  if (!written.ok()) {
+    if (written.error() == Error::kTimedOut) ++g_stats.write_timeouts;
+    co_return Next::kReset;
+  }
+  g_stats.bytes_sent += n + (send_body ? response.body.size() : 0);
+  co_return keep_alive ? Next::kKeepAlive : Next::kClose;
+}
+
+// An answer the server gives itself (4xx, 5xx). The connection survives
+// it only when no body of the request is left on the wire.
+// body_pending: part of the request may still be on the wire, or its head
+// never became whole: the connection closes after the answer.
+Task<Connection::Next> Connection::refuse_request(Status status, bool body_pending) {
+  Response r = status_response(status);
+  if (status == Status::kMethodNotAllowed) r.allow = router_.allowed(parser_.request().path);
+  co_return co_await answer(std::move(r), !body_pending && parser_.request().keep_alive);
+}
+
+Task<Connection::Next> Connection::one_request(bool first) {
+  // The head: a first request's clock starts at the connection; a kept-alive
+  // connection may be quiet (idle_timeout_ns) until its next request's
+  // first byte starts the head's clock.
+  bool head_clock = first || parser_.started();
+  if (!first && parser_.pending_bytes() > 0) ++g_stats.pipelined;
+  deadline_.set(
+      async::deadline_after(head_clock ? config_.head_timeout_ns : config_.idle_timeout_ns));
+  RequestParser::State state;
+  while ((state = parser_.advance()) == RequestParser::State::kNeedMore) {
+    const Read r = unwrap(co_await read_more());
+    if (r == Read::kTimedOut) {
+      if (!head_clock) {
+        ++g_stats.idle_closes;
+        co_return Next::kClose;
+      }
+      ++g_stats.head_timeouts;
+      co_return co_await refuse_request(Status::kRequestTimeout, true);
+    }
+    if (r != Read::kOk) co_return r == Read::kEnd ? Next::kClose : Next::kReset;
+    if (!head_clock) {
+      head_clock = true;
+      deadline_.set(async::deadline_after(config_.head_timeout_ns));
+    }
+  }
+  if (state == RequestParser::State::kError) {
+    co_return co_await refuse_request(parser_.error_status(), true);
+  }
+  // The head is whole: route it before any body is read.
+  Request& request = parser_.request();
+  const bool body_coming = parser_.chunked() || parser_.declared_length() > 0;
+  if (!body_coming) {
+    parser_.set_body_limit(0);
+    state = parser_.advance();  // the request is whole (its head was all of it)
+    if (state != RequestParser::State::kComplete)
+      co_return co_await refuse_request(
+          state == RequestParser::State::kError ? parser_.error_status() : Status::kBadRequest,
+          true);
+  }
+  if (parser_.unknown_expectation()) {
+    co_return co_await refuse_request(Status::kExpectationFailed, body_coming);
+  }
+  const RouteMatch match = router_.match(request.method, request.path);
+  if (match.route == nullptr) {
+    if (request.method == Method::kOptions && (match.allowed != 0 || request.target == "*")) {
+      Response r;
+      r.status = Status::kNoContent;
+      r.allow = match.allowed != 0 ? match.allowed | method_bit(Method::kOptions) : kGetOrHead;
+      co_return co_await answer(std::move(r), !body_coming && request.keep_alive);
+    }
+    co_return co_await refuse_request(match.status, body_coming);
+  }
+  if (body_coming) {
+    parser_.set_body_limit(match.route->max_body);
+    if (parser_.advance() == RequestParser::State::kError) {
+      co_return co_await refuse_request(parser_.error_status(), true);  // 413: declared too long
+    }
+  }
+  if (parser_.expects_continue()) {
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    deadline_.set(async::deadline_after(config_.write_timeout_ns));
+    auto w = co_await deadline_.bound(stream_.write(bytes_of(kContinue.data(), kContinue.size())));
+    if (!w.ok()) co_return Next::kReset;
+    ++g_stats.responses[status_index(Status::kContinue)];
+    g_stats.bytes_sent += kContinue.size();
+  }
+  deadline_.set(async::deadline_after(config_.body_timeout_ns));
+  while ((state = parser_.advance()) == RequestParser::State::kNeedMore) {
+    const Read r = unwrap(co_await read_more());
+    if (r == Read::kTimedOut) {
+      ++g_stats.body_timeouts;
+      co_return co_await refuse_request(Status::kRequestTimeout, true);
+    }
+    if (r != Read::kOk) co_return r == Read::kEnd ? Next::kClose : Next::kReset;
+  }
+  if (state == RequestParser::State::kError) {
+    co_return co_await refuse_request(parser_.error_status(), true);
+  }
+  request.context = match.route->context;
+  ++served_;
+  auto response =
+      co_await async::with_timeout(match.route->handler(request), config_.handler_timeout_ns);
+  if (!response.ok()) {
+    ++g_stats.handler_failures;
+    // Out of time or memory is a moment (503, try again); anything else
+    // is the handler's fault (500).
+    const Error e = response.error();
+    Response r = status_response(e == Error::kTimedOut || e == Error::kNoMemory
+                                     ? Status::kServiceUnavailable
+                                     : Status::kInternalServerError);
+    co_return co_await answer(std::move(r), false);
+  }
+  co_return co_await answer(std::move(*response),
+                            request.keep_alive && served_ < config_.max_requests);
+}
+
+Task<void> Connection::run() {
+  for (bool first = true;; first = false) {
+    // A Task that could not get its frame is kNoMemory: reset, as a
+    // connection without a frame is.
+    const auto result = co_await one_request(first);
+    const Next next = result.ok() ? *result : Next::kReset;
+    if (next == Next::kReset) {
+      stream_.abort();
+      co_return {};
+    }
+    if (next == Next::kClose) co_return co_await linger_close(stream_);
+    parser_.next_request();
+  }
+}
+
+Task<void> serve_connection(StreamHandoff handoff, SlotLease lease, const Router& router,
+                            const ServerConfig& config) {
+  Connection connection(handoff.take(), lease.slot(), router, config);
+  co_return co_await connection.run();
+}
+
+// The one server's claim on the slots, given back however serve() ends.
+struct Serving {
+  Serving() { g_serving = true; }
+  Serving(const Serving&) = delete;
+  Serving& operator=(const Serving&) = delete;
+  ~Serving() { g_serving = false; }
+};
+
+}  // namespace
+
+const ServerStats& server_stats() noexcept {
+  return g_stats;
+}
+
+Task<void> serve(const Router& router, ServerConfig config) noexcept {
+  if (g_serving) co_return Unexpected(Error::kBusy);
+  Serving serving;
+  if (config.slots == 0 || config.slots > kMaxSlots) config.slots = kMaxSlots;
+  g_stats.slots_total = config.slots;
+  auto listener = TcpListener::listen(config.port, config.backlog);
+  if (!listener.ok()) co_return Unexpected(listener.error());
+  async::Scope connections;  // destroyed (every connection cancelled) when serve() is
+  for (;;) {
+    auto stream = co_await listener->accept();
+    if (!stream.ok() && stream.error() == Error::kNoMemory) {
+      co_await async::sleep_for(async::kMillisecond);  // no frame for the accept: a moment
+      continue;
+    }
+    if (!stream.ok()) co_return Unexpected(stream.error());
+    ++g_stats.connections_accepted;
+    StreamHandoff handoff(std::move(*stream), &g_stats.connections_reset);
+    Slot* slot = free_slot(config.slots);
+    if (slot == nullptr) {
+      ++g_stats.connections_refused;
+      (void)connections.spawn(refuse(std::move(handoff), config.retry_after_s));
+      continue;
+    }
+    (void)connections.spawn(serve_connection(std::move(handoff), SlotLease(slot), router, config));
+  }
+}
+
+}  // namespace starling::net::http

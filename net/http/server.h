@@ -1,0 +1,86 @@
+#ifndef STARLING_NET_HTTP_SERVER_H_
+#define STARLING_NET_HTTP_SERVER_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernel/async/task.h"
+#include "net/http/router.h"
+#include "net/http/status.h"
+
+// The HTTP/1.1 server over the coroutine TCP API: one task per connection,
+// in a slot of its own; keep-alive, pipelining (requests already buffered
+// are answered in order), HEAD, Content-Length and chunked request bodies,
+// Expect: 100-continue, Connection: close, HTTP/1.0 clients.
+//
+//   Router router(kRoutes);
+//   co_await http::serve(router, ServerConfig{.port = 80});   // runs until cancelled
+//
+// What a peer can make it hold, and the bound (every one counted in
+// ServerStats, registered as metrics by server_metrics.h):
+//   connection slots: config.slots (<= kMaxSlots), each a head buffer of
+//     kHeadBufferBytes, a body buffer of kBodyBytes and a response-head
+//     buffer, all in .bss. A connection arriving with every slot held gets
+//     "503 Service Unavailable" with Retry-After and is closed.
+//   time: the head must be whole within head_timeout_ns of the
+//     connection (or of the first byte of a kept-alive connection's next
+//     request): else 408 and close (slowloris). A kept-alive connection
+//     quiet for idle_timeout_ns is closed without a word; a body must
+//     arrive within body_timeout_ns (408); a response that cannot be
+//     written for write_timeout_ns resets the connection; a handler that
+//     takes longer than handler_timeout_ns is cancelled (503).
+//   requests per connection: max_requests, then Connection: close.
+//   sizes: see request_parser.h (431, 414, 413, 400, 505).
+// Refusals after the head are answered with Connection: close when a body
+// may still be on the wire (the stream is then out of step).
+namespace starling::net::http {
+
+inline constexpr std::size_t kMaxSlots = 64;
+inline constexpr std::size_t kHeadBufferBytes = 8 * 1024;
+inline constexpr std::size_t kBodyBytes = 8 * 1024;
+inline constexpr std::size_t kResponseHeadBytes = 1024;
+
+struct ServerConfig {
+  std::uint16_t port = 80;
+  std::size_t slots = kMaxSlots;
+  // Connections lwIP has completed and accept() has not taken yet. A burst
+  // (wrk opening 32 at once) arrives in one netif batch, before the accept
+  // loop runs: at 16, half of such a burst was reset. PCBs bound it anyway.
+  std::size_t backlog = kMaxSlots;
+  std::uint64_t head_timeout_ns = 10'000'000'000;
+  std::uint64_t idle_timeout_ns = 15'000'000'000;
+  std::uint64_t body_timeout_ns = 30'000'000'000;
+  std::uint64_t write_timeout_ns = 30'000'000'000;
+  std::uint64_t handler_timeout_ns = 10'000'000'000;
+  std::uint32_t max_requests = 1000;
+  std::uint32_t retry_after_s = 1;  // 503's Retry-After
+};
+
+struct ServerStats {
+  std::uint64_t connections_accepted = 0;
+  std::uint64_t connections_refused = 0;  // every slot held: 503
+  std::uint64_t connections_reset = 0;    // no coroutine frame for the connection: RST
+  std::uint64_t slots_in_use = 0;
+  std::uint64_t slots_high_water = 0;
+  std::uint64_t slots_total = 0;
+  std::uint64_t requests = 0;       // requests answered (every status)
+  std::uint64_t pipelined = 0;      // requests whose bytes were already buffered
+  std::uint64_t head_timeouts = 0;  // 408 while the head came in
+  std::uint64_t body_timeouts = 0;  // 408 while the body came in
+  std::uint64_t idle_closes = 0;    // kept-alive connections closed for quiet
+  std::uint64_t write_timeouts = 0;
+  std::uint64_t handler_failures = 0;  // a handler failed or took too long
+  std::uint64_t bytes_received = 0;
+  std::uint64_t bytes_sent = 0;
+  std::array<std::uint64_t, kStatusCount> responses{};  // by status_index()
+};
+const ServerStats& server_stats() noexcept;
+
+// Serves until cancelled (or listening fails: kBusy, kNoMemory). One server
+// per image at a time (the slots are its): a second is kBusy.
+async::Task<void> serve(const Router& router, ServerConfig config) noexcept;
+
+}  // namespace starling::net::http
+
+#endif  // STARLING_NET_HTTP_SERVER_H_

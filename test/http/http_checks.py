@@ -1,0 +1,44 @@
+"""What the httpd QEMU tests share: named checks, the metrics page parsed
+by Prometheus's own parser (python3-prometheus-client), and the console
+verdict at the end.
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from http_checks import Checks, metrics
+"""
+import urllib.request
+
+from prometheus_client.parser import text_string_to_metric_families
+
+
+class Checks:
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what, flush=True)
+        if not ok:
+            self.failures.append(what)
+
+    def finish(self, guest):
+        """No PANIC or FAIL on the guest's console; the console's tail; the exit code."""
+        text = guest.console()
+        for bad in ("PANIC", "FAIL"):
+            self(bad not in text, f"console shows no {bad}")
+        print("---- console ----")
+        print(text[-2000:])
+        return 1 if self.failures else 0
+
+
+def metrics(port):
+    """GET /metrics: (status, Content-Type, {sample with labels: value}, page bytes)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+        body = resp.read().decode()
+        status, ctype = resp.status, resp.headers.get("Content-Type")
+    values = {}
+    for family in text_string_to_metric_families(body):
+        for s in family.samples:
+            key = s.name
+            if s.labels:
+                key += "{" + ",".join(f'{k}="{v}"' for k, v in sorted(s.labels.items())) + "}"
+            values[key] = s.value
+    return status, ctype, values, len(body)
