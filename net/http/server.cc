@@ -194,10 +194,9 @@ Task<Connection::Next> Connection::answer(Response response, bool keep_alive) {
   co_return keep_alive ? Next::kKeepAlive : Next::kClose;
 }
 
-// An answer the server gives itself (4xx, 5xx). The connection survives
-// it only when no body of the request is left on the wire.
-// body_pending: part of the request may still be on the wire, or its head
-// never became whole: the connection closes after the answer.
+// An answer the server gives itself (4xx, 5xx). body_pending: part of the
+// request may still be on the wire, or its head never became whole; the
+// connection then closes after the answer (it is out of step).
 Task<Connection::Next> Connection::refuse_request(Status status, bool body_pending) {
   Response r = status_response(status);
   if (status == Status::kMethodNotAllowed) r.allow = router_.allowed(parser_.request().path);
