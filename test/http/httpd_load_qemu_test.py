@@ -203,7 +203,10 @@ def main():
         settled = None
         deadline = time.monotonic() + 25
         while time.monotonic() < deadline:
-            settled = pools(metrics(port)[2])
+            try:  # slirp may still be retrying the storm's SYNs: a scrape can time out
+                settled = pools(metrics(port)[2])
+            except OSError:
+                continue
             if settled == baseline:
                 break
             time.sleep(0.5)
