@@ -74,6 +74,7 @@ PACKAGES=(
   xz-utils dpkg-dev ca-certificates
   # The remote-cache test's cache server (nginx with WebDAV PUT, on loopback);
   # tshark reads the packet captures (run_qemu.sh --pcap).
+  # nginx-light is also the HTTP benchmark's reference server (bench/http).
   nginx-light tshark
   # Redrawing docs/architecture.png (docs/render.sh).
   graphviz

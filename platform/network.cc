@@ -11,6 +11,7 @@
 #include "kernel/fdt/device_tree.h"
 #include "kernel/mem/address.h"
 #include "kernel/mem/page_metrics.h"
+#include "kernel/metrics/page.h"
 #include "kernel/metrics/registry.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/netif_metrics.h"
@@ -42,7 +43,8 @@ void print_failure(std::string_view app, std::string_view what, Error error) {
 }
 
 // The image's metrics (kernel/metrics): the runtime, the pages, the NIC and
-// netif, lwIP's pools and heap, TCP, entropy. Applications add their own.
+// netif, lwIP's pools and heap, TCP, entropy, and what the metrics page
+// itself costs to render (metrics::render_page). Applications add their own.
 // A refusal (the registry full) costs the metric, not the network.
 void register_metrics(std::string_view app, Netif& netif) {
   metrics::Registry& registry = metrics::registry();
@@ -53,6 +55,7 @@ void register_metrics(std::string_view app, Netif& netif) {
       net::register_netif_metrics(registry, netif, kNicName),
       net::register_lwip_metrics(registry),
       net::register_tcp_metrics(registry),
+      metrics::register_render_metrics(registry),
       registry.add(
           {.name = "starling_entropy_ok",
            .help = "1 if TCP sequence numbers and lwIP's random numbers are seeded "
@@ -134,6 +137,17 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
   print(net::entropy_status().ok ? "\n" : " unavailable (TCP sequence numbers predictable)\n");
   network.netif = &*netif;
   co_return network;
+}
+
+async::Task<int> serve_until_stopped(std::string_view app, async::Scope& scope) {
+  print(app);
+  print(": ready\n");
+  auto joined = co_await scope.join();
+  print(app);
+  print(": FAIL a service stopped: ");
+  print(joined.ok() ? "ok" : error_name(joined.error()));
+  print("\n");
+  co_return kServiceStopped;
 }
 
 }  // namespace starling::board

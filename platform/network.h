@@ -30,6 +30,7 @@
 //   APP: address 10.0.2.15/24 gw 10.0.2.2 (static|dhcp)
 //   APP: entropy from <source>[ unavailable (...)]
 //   APP: FAIL no NIC|netif start|no address: <error>
+//   APP: ready                                         (serve_until_stopped)
 namespace starling::board {
 
 using Netif = net::Netif<Nic>;
@@ -46,12 +47,21 @@ inline constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
 
 // The exit code of an application whose network did not come up.
 inline constexpr int kNetworkFailed = 2;
+// The exit code of an application whose services stopped (serve_until_stopped).
+inline constexpr int kServiceStopped = 5;
 
 // Brings the network up (once per image; the netif's task runs in `scope`,
 // which must outlive every use of the netif). On failure the console line
 // is printed and the error returned; applications exit with kNetworkFailed.
 async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot,
                                       async::Scope& scope);
+
+// An application's last step, once its services run in `scope`: prints
+// "APP: ready" (what the tests wait for), waits for the services, which end
+// only when one fails, and says so:
+//   APP: FAIL a service stopped: <error, or ok>
+// Returns kServiceStopped, for starling_app_main to exit with.
+async::Task<int> serve_until_stopped(std::string_view app, async::Scope& scope);
 
 }  // namespace starling::board
 

@@ -11,10 +11,12 @@
 #     --nm NM                   llvm-nm, for --frame
 #     --frame I:SYMBOL          the panic backtrace's frame #I (or "any" frame)
 #                               lies inside function SYMBOL of the image's ELF
+#     --frame-prefix PREFIX     whose backtrace lines --frame reads (default
+#                               'PANIC: '; the stall detector's: 'STALL: ')
 #     --timeout SECONDS         bound on the whole boot (default 30)
 set -uo pipefail
 
-launcher="" want_code="" nm="" timeout_s=30 ready="" send=""
+launcher="" want_code="" nm="" timeout_s=30 ready="" send="" frame_prefix="PANIC: "
 expects=() expect_res=() rejects=() qemu_args=() frames=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -27,6 +29,7 @@ while [[ $# -gt 0 ]]; do
     --qemu-arg) qemu_args+=("$2"); shift 2 ;;
     --nm) nm=$2; shift 2 ;;
     --frame) frames+=("$2"); shift 2 ;;
+    --frame-prefix) frame_prefix=$2; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     *) echo "qemu_console_test.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -91,7 +94,8 @@ for line in "${rejects[@]}"; do
   fi
 done
 
-# Backtrace frames: "PANIC: #I 0xADDR" lines, checked against the ELF's symbols.
+# Backtrace frames: "PANIC: #I 0xADDR" lines (or the --frame-prefix's),
+# checked against the ELF's symbols.
 if [[ ${#frames[@]} -gt 0 ]]; then
   elf="${launcher%.run.sh}.elf"  # image.bzl: <name>.run.sh next to <name>.elf
   symbols=$("$nm" -C --print-size --defined-only "$elf" 2>&1) || { echo "FAIL: llvm-nm: $symbols"; fail=1; }
@@ -114,7 +118,9 @@ if [[ ${#frames[@]} -gt 0 ]]; then
       value=$((16#${pc#0x}))
       # A return address may sit just past the function's last instruction.
       if (( value >= lo && value <= hi )); then found="$frame $pc"; break; fi
-    done < <(sed -n 's/^PANIC: \(#[0-9]*\) \(0x[0-9a-f]*\).*/\1 \2/p' "$log" | tr -d '\r')
+    done < <(tr -d '\r' <"$log" | while IFS= read -r line; do
+      [[ "$line" == "$frame_prefix#"* ]] && echo "${line#"$frame_prefix"}"
+    done | sed -n 's/^\(#[0-9]*\) \(0x[0-9a-f]*\).*/\1 \2/p')
     if [[ -n "$found" ]]; then
       echo "ok   backtrace $found is in $symbol [0x$sym_start, +0x$sym_size]"
     else

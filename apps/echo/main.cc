@@ -338,12 +338,7 @@ async::Task<int> serve(const BootInfo& boot) {
   (void)scope.spawn(udp_echo(kUdpEchoPort, netif, chosen));
   (void)scope.spawn(tcp_echo(kTcpEchoPort));
   (void)scope.spawn(utilisation(kUtilisationPort));
-  print("echo: ready\n");
-  auto joined = co_await scope.join();
-  print("echo: FAIL a service stopped: ");
-  print(joined.ok() ? "ok" : error_name(joined.error()));
-  print("\n");
-  co_return 5;
+  co_return co_await board::serve_until_stopped("echo", scope);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "kernel/async/task.h"
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
+#include "kernel/metrics/page.h"
 #include "kernel/metrics/prometheus.h"
 #include "kernel/metrics/registry.h"
 #include "net/http/body_buffer.h"
@@ -51,7 +52,8 @@ async::Task<Response> metrics_page(const net::http::Request&) {
     (void)busy.add_header("Retry-After", "1");
     co_return busy;
   }
-  auto n = metrics::render_prometheus(metrics::registry(), r.buffer.data());
+  // Timed: the page shows what the one before it cost (kernel/metrics/page.h).
+  auto n = metrics::render_page(metrics::registry(), r.buffer.data());
   if (!n.ok()) co_return net::http::status_response(Status::kInternalServerError);
   r.content_type = metrics::kContentType;
   r.body = std::as_bytes(r.buffer.data().first(*n));
@@ -126,12 +128,8 @@ async::Task<int> serve(const BootInfo& boot) {
   console::print_dec(static_cast<std::int64_t>(config.slots));
   print(" slots, ");
   console::print_dec(static_cast<std::int64_t>(site::site().files.size()));
-  print(" site files)\nhttpd: ready\n");
-  auto joined = co_await scope.join();
-  print("httpd: FAIL the server stopped: ");
-  print(joined.ok() ? "ok" : error_name(joined.error()));
-  print("\n");
-  co_return 5;
+  print(" site files)\n");
+  co_return co_await board::serve_until_stopped("httpd", scope);
 }
 
 }  // namespace

@@ -93,19 +93,14 @@ async::Task<int> serve(const BootInfo& boot) {
 
   if (lwiperf_start_tcp_server_default(&report, nullptr) == nullptr) {
     print("iperf: FAIL lwiperf_start_tcp_server_default\n");
-    co_return 5;
+    co_return 6;  // not kServiceStopped: it never started
   }
   print("iperf: lwiperf tcp server on port ");
   console::print_dec(LWIPERF_TCP_PORT_DEFAULT);
   print("\n");
-  print("iperf: ready\n");
-  // lwiperf runs from lwIP's callbacks inside netif.run(); this returns only
-  // if the netif fails.
-  auto joined = co_await scope.join();
-  print("iperf: FAIL netif stopped: ");
-  print(joined.ok() ? "ok" : error_name(joined.error()));
-  print("\n");
-  co_return 6;
+  // lwiperf runs from lwIP's callbacks inside the netif's task: this returns
+  // only if the netif fails.
+  co_return co_await board::serve_until_stopped("iperf", scope);
 }
 
 }  // namespace

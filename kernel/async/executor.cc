@@ -77,6 +77,8 @@ void Executor::expire_timers() noexcept {
 }
 
 bool Executor::should_yield() noexcept {
+  // A new run as far as the stall detector is concerned (stays odd).
+  run_sequence_.store(run_sequence_.load(std::memory_order_relaxed) + 2, std::memory_order_relaxed);
   if (!ready_.empty()) return true;
   if (detail::g_interrupt_pending.load(std::memory_order_relaxed)) return true;
   return !timers_.empty() && timers_.top()->deadline() <= hal::now_ns();
@@ -88,7 +90,14 @@ void Executor::run_pass() noexcept {
   for (std::size_t n = ready_.size(); n > 0; --n) {
     PromiseBase* task = ready_.pop();
     if (task == nullptr) break;  // a task in this pass cancelled the rest
+    // Odd while the task runs (should_yield() adds 2). Only this hart's
+    // interrupts read it: relaxed, and the opaque resume() keeps each store
+    // on its side.
+    run_sequence_.store(run_sequence_.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
     task->resume();
+    run_sequence_.store(run_sequence_.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
   }
 }
 

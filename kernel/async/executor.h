@@ -1,6 +1,7 @@
 #ifndef STARLING_KERNEL_ASYNC_EXECUTOR_H_
 #define STARLING_KERNEL_ASYNC_EXECUTOR_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -38,6 +39,8 @@ class Executor final : private TaskOwner {
     detail::check(current_ != nullptr);
     return *current_;
   }
+  // For code that runs before (or without) one: an interrupt, say.
+  static const Executor* current_or_null() noexcept { return current_; }
 
   // Starts a detached task: it runs on its own, the executor owns its frame,
   // and an error it ends with goes to the reporter. An empty task (its frame
@@ -88,6 +91,15 @@ class Executor final : private TaskOwner {
   std::size_t ready_tasks() const noexcept { return ready_.size(); }
   std::uint64_t idle_count() const noexcept { return idle_count_; }
 
+  // Which run of a task the hart is in, for the stall detector
+  // (stall_detector.h), which reads it from an interrupt: odd while a task
+  // runs, even between tasks; it moves on at every resumption and every
+  // should_yield() (a loop that offers the hart and finds nobody waiting has
+  // not kept anyone waiting). Two stores a resumption.
+  std::uint64_t run_sequence() const noexcept {
+    return run_sequence_.load(std::memory_order_relaxed);
+  }
+
   // --- For awaitables and owners -----------------------------------------
   // Wakes a suspended task: it runs in a later pass.
   void schedule(PromiseBase& task) noexcept { ready_.push(task); }
@@ -120,6 +132,7 @@ class Executor final : private TaskOwner {
   std::uint64_t idle_cycles_ = 0;
   std::uint64_t idle_count_ = 0;
   std::uint64_t failed_tasks_ = 0;
+  std::atomic<std::uint64_t> run_sequence_{0};
   ErrorReporter reporter_ = nullptr;
   void* reporter_context_ = nullptr;
 

@@ -1,5 +1,6 @@
 #include "kernel/async/runtime_metrics.h"
 
+#include "kernel/async/stall_detector.h"
 #include "kernel/hal/clock.h"
 
 namespace starling::async {
@@ -10,6 +11,9 @@ using metrics::Type;
 
 const Executor& executor_of(const void* c) {
   return *static_cast<const Executor*>(c);
+}
+const StallDetector& stall_of(const void* c) {
+  return *static_cast<const StallDetector*>(c);
 }
 const FrameAllocator& frames_of(const void* c) {
   return *static_cast<const FrameAllocator*>(c);
@@ -48,6 +52,29 @@ Result<void> register_runtime_metrics(metrics::Registry& registry, const Executo
   };
   for (const Entry& e : executor_entries) {
     if (auto ok = registry.add(e.spec, e.read, &executor); !ok.ok()) return ok;
+  }
+  const Entry stall_entries[] = {
+      {{.name = "starling_stall_threshold_nanoseconds",
+        .help = "A task running this long without suspending is a stall (starling.stall_ms=); "
+                "0: the detector is off or the board has no busy tick.",
+        .type = Type::kGauge},
+       [](const void* c) { return stall_of(c).threshold_ns(); }},
+      {{.name = "starling_stalls_total",
+        .help = "Task runs that kept the hart past the stall threshold without suspending."},
+       [](const void* c) { return stall_of(c).stalls(); }},
+      {{.name = "starling_stall_reports_total",
+        .help = "Stalls reported on the console with a backtrace."},
+       [](const void* c) { return stall_of(c).reports(); }},
+      {{.name = "starling_stall_reports_suppressed_total",
+        .help = "Stalls not reported: more than 5 in a minute."},
+       [](const void* c) { return stall_of(c).suppressed(); }},
+      {{.name = "starling_stall_longest_nanoseconds",
+        .help = "The longest task run the stall detector has seen (a lower bound).",
+        .type = Type::kGauge},
+       [](const void* c) { return stall_of(c).longest_ns(); }},
+  };
+  for (const Entry& e : stall_entries) {
+    if (auto ok = registry.add(e.spec, e.read, &stall_detector()); !ok.ok()) return ok;
   }
   if (frames == nullptr) return {};
   const Entry frame_entries[] = {

@@ -8,7 +8,8 @@
 
 // The coroutine runtime's metrics: the executor's ready queue and its idle
 // and total cycles (and retired instructions: busy = instructions - idle
-// cycles under QEMU -icount, the benchmark's cost figure), uptime, and the
+// cycles under QEMU -icount, the benchmark's cost figure), uptime, the stall
+// detector's threshold, stalls and reports (stall_detector.h), and the
 // frame arena's use, peak and failures. `frames` may be null (an image
 // without a frame arena). The executor and the arena must outlive the
 // registry's readers (both live as long as the image).

@@ -3,11 +3,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernel/async/stall_detector.h"
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
+#include "kernel/fdt/chosen.h"
 #include "kernel/hal/board.h"
 #include "kernel/hal/interrupts.h"
+#include "kernel/mem/address.h"
 
 namespace {
 
@@ -76,6 +79,11 @@ extern "C" [[noreturn]] void starling_kernel_start(unsigned long hart_id, unsign
     console::print(error_name(interrupts.error()));
     console::print(")\n");
   }
+
+  // After the interrupt controller: the busy tick changes which interrupts
+  // are live while tasks run (kernel/hal/busy_tick.h).
+  (void)async::start_stall_detector(
+      async::stall_threshold_from_bootargs(fdt::firmware_bootargs(mem::to_pointer(dtb))));
 
   const int code = starling_app_main(BootInfo{hart_id, dtb});
   board::exit(code);

@@ -28,4 +28,12 @@ Result<Chosen> read_chosen(const DeviceTree& tree) {
   return chosen;
 }
 
+std::string_view firmware_bootargs(const void* blob) {
+  auto tree = DeviceTree::open(blob, kMaxFirmwareTreeBytes);
+  if (!tree.ok()) return {};
+  auto chosen = read_chosen(*tree);
+  if (!chosen.ok() || !chosen->bootargs) return {};
+  return *chosen->bootargs;
+}
+
 }  // namespace starling::fdt

@@ -21,6 +21,11 @@ struct Chosen {
 // gives kMalformed.
 Result<Chosen> read_chosen(const DeviceTree& tree);
 
+// The kernel command line of the firmware's tree at `blob` (at most
+// kMaxFirmwareTreeBytes): "" without one, or when the tree or its /chosen
+// is unreadable (the board's boot reports a broken tree already).
+std::string_view firmware_bootargs(const void* blob);
+
 }  // namespace starling::fdt
 
 #endif  // STARLING_KERNEL_FDT_CHOSEN_H_

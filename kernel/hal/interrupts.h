@@ -15,7 +15,9 @@ namespace starling::board {
 
 // Programs the interrupt controller (PLIC) for the S-mode context of
 // `boot_hart_id` (BootInfo::hart_id), hands it to irq::, and enables external
-// interrupts in sie. sstatus.SIE stays clear: hal::idle() opens it.
+// interrupts in sie. Device interrupts are taken only in hal::idle() (with
+// the busy tick on, tasks run with sstatus.SIE open and only the timer live:
+// kernel/hal/busy_tick.h).
 // kUnsupported if that hart has no S-mode context (the JH7110's S7 hart 0).
 Result<void> init_interrupts(unsigned long boot_hart_id);
 

@@ -107,10 +107,16 @@
 /* Ethernet MTU 1500 - 20 (IP) - 20 (TCP). */
 #define TCP_MSS 1460
 
-/* Connections: 50 concurrent echo clients, plus the utilisation and iperf
- * connections and PCBs lingering in TIME_WAIT after clients reconnect. lwIP
- * reuses TIME_WAIT PCBs when it runs out, so 64 is enough for 50 live ones. */
-#define MEMP_NUM_TCP_PCB 64
+/* Connections: twice httpd's 64 slots (net/http/server.h kMaxSlots). A
+ * connection that finds every slot held is answered 503 and closed, and
+ * that needs a PCB too, as does its lingering close and the TIME_WAIT after
+ * it: with only 64, a full slot table left none and the 65th client's SYN
+ * went unanswered instead (test/http's storm). The same table serves echo's
+ * 50 concurrent clients with their utilisation and iperf connections and
+ * the PCBs lingering in TIME_WAIT after clients reconnect (lwIP reuses the
+ * oldest TIME_WAIT PCB when it runs out). net/tcp's connection table has as
+ * many entries. Each costs ~216 bytes here and ~120 in net/tcp, in .bss. */
+#define MEMP_NUM_TCP_PCB 128
 /* Listeners: echo (1236), iperf (5001), utilisation, spare. */
 #define MEMP_NUM_TCP_PCB_LISTEN 8
 

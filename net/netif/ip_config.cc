@@ -113,24 +113,6 @@ Result<Subnet> parse_subnet(std::string_view text) {
   return Subnet{.address = *address, .netmask = prefix_to_mask(prefix)};
 }
 
-BootargValue bootarg_value(std::string_view bootargs, std::string_view key) {
-  BootargValue result;
-  while (!bootargs.empty()) {
-    const auto space = bootargs.find(' ');
-    const std::string_view token = bootargs.substr(0, space);
-    bootargs = space == std::string_view::npos ? std::string_view{} : bootargs.substr(space + 1);
-    if (token.size() > key.size() && token.substr(0, key.size()) == key &&
-        token[key.size()] == '=') {
-      if (result.found) {
-        result.repeated = true;
-        return result;
-      }
-      result = {.value = token.substr(key.size() + 1), .found = true};
-    }
-  }
-  return result;
-}
-
 std::size_t format_ipv4(std::uint32_t address, char* out) {
   std::size_t n = 0;
   for (int i = 3; i >= 0; --i) {

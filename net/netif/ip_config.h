@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernel/lib/bootargs.h"
 #include "kernel/lib/result.h"
 
 // How the netif gets its IPv4 address: static (address/prefix, gateway) or
@@ -60,17 +61,10 @@ struct Subnet {
 // Parses "A.B.C.D/PREFIX" (PREFIX 0..32). kInvalidArgument otherwise.
 Result<Subnet> parse_subnet(std::string_view text);
 
-// The value of the first `key=value` token in `bootargs` (space-separated),
-// e.g. bootarg_value("ip=dhcp starling.x=1", "starling.x") == "1"; an empty
-// view with found=false when there is none. repeated: a later token has the
-// same key (every parser of a bootarg refuses that: which was meant?). The
-// one walk over the tokens for ip=, starling.mac= and starling.gmac=.
-struct BootargValue {
-  std::string_view value;
-  bool found = false;
-  bool repeated = false;
-};
-BootargValue bootarg_value(std::string_view bootargs, std::string_view key);
+// The command line's one token walk lives with the kernel (which reads
+// starling.stall_ms= before any network exists); net's parsers use it as theirs.
+using starling::bootarg_value;
+using starling::BootargValue;
 
 // "10.0.2.15" into out (at least 16 bytes); the length written.
 std::size_t format_ipv4(std::uint32_t address, char* out);

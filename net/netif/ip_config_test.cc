@@ -111,17 +111,5 @@ TEST(ParseSubnet, AcceptsAndRefuses) {
   }
 }
 
-TEST(BootargValue, FindsTheFirstTokenByKey) {
-  const std::string_view args = "ip=dhcp starling.stats_from=10.0.0.0/8 starling.stats=x";
-  auto v = bootarg_value(args, "starling.stats_from");
-  EXPECT_TRUE(v.found);
-  EXPECT_EQ(v.value, "10.0.0.0/8");
-  EXPECT_EQ(bootarg_value(args, "ip").value, "dhcp");
-  EXPECT_FALSE(bootarg_value(args, "starling.stats_fro").found);  // a prefix is not the key
-  EXPECT_FALSE(bootarg_value(args, "starling").found);
-  EXPECT_FALSE(bootarg_value("", "ip").found);
-  EXPECT_TRUE(bootarg_value("k=", "k").found);
-}
-
 }  // namespace
 }  // namespace starling::net

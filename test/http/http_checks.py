@@ -1,9 +1,12 @@
-"""What the httpd QEMU tests share: named checks, the metrics page parsed
-by Prometheus's own parser (python3-prometheus-client), and the console
-verdict at the end.
+"""What the httpd tests share (QEMU, test/http; the host board,
+test/host_board): named checks, the metrics page parsed by Prometheus's own
+parser (python3-prometheus-client), and the console verdict at the end.
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from http_checks import Checks, metrics
+From another package: list "//test/http:http_checks.py" in the test's data
+and put os.path.join(os.environ["TEST_SRCDIR"], "starling", "test", "http")
+on sys.path.
 """
 import urllib.request
 
@@ -29,9 +32,9 @@ class Checks:
         return 1 if self.failures else 0
 
 
-def metrics(port):
+def metrics(port, host="127.0.0.1"):
     """GET /metrics: (status, Content-Type, {sample with labels: value}, page bytes)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as resp:
         body = resp.read().decode()
         status, ctype = resp.status, resp.headers.get("Content-Type")
     values = {}

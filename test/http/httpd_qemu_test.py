@@ -214,6 +214,19 @@ def main():
                   f"responses counted for {code}")
         check(values.get("starling_http_body_buffers") == 1, "body buffers: only the scrape's own held")
         check(values.get("starling_tcp_connections", 99) <= 2, "TCP connections back to baseline")
+        # The page's own cost (kernel/metrics/page.h): this page shows the
+        # render of the scrape before it.
+        render_ns = values.get("starling_metrics_render_nanoseconds", 0)
+        page_bytes = values.get("starling_metrics_page_bytes", 0)
+        print(f"metrics page: the one before was {page_bytes:g} bytes, rendered in "
+              f"{render_ns / 1000:.1f} us, {values.get('starling_metrics_render_instructions', 0):g} "
+              "on the instruction counter (the host's TSC without -icount)")
+        check(0 < render_ns < 1e9, "starling_metrics_render_nanoseconds is set (0 < t < 1 s)")
+        check(abs(page_bytes - size) < 64, "starling_metrics_page_bytes is the page's size")
+        check(values.get("starling_metrics_render_instructions", 0) > 0,
+              "starling_metrics_render_instructions is set")
+        check(values.get("starling_metrics_renders_total", 0) >= 2, "every render counted")
+        check(values.get("starling_metrics_render_failures_total", 1) == 0, "no page too big")
     finally:
         guest.stop()
     return check.finish(guest)

@@ -75,6 +75,10 @@ expected = {
     "starling_tcp_connections": "gauge",
     "starling_tcp_connection_slots": "gauge",
     "starling_tcp_refused_slots": "counter",
+    "starling_metrics_page_bytes": "gauge",
+    "starling_metrics_render_nanoseconds": "gauge",
+    "starling_metrics_render_instructions": "gauge",
+    "starling_metrics_renders": "counter",
 }
 for name, kind in expected.items():
     family = by_name.get(name)
@@ -92,6 +96,16 @@ check("help text round-trips", tricky.documentation == "A help line with a backs
       repr(tricky.documentation))
 check("label value round-trips", tricky.samples[0].labels.get("path") == 'C:\\dir "quoted"\nnext',
       repr(tricky.samples[0].labels))
+
+# The page's own cost (kernel/metrics/page.h): the second render shows the first's.
+cost = {name: by_name[name].samples[0].value for name in
+        ("starling_metrics_page_bytes", "starling_metrics_render_nanoseconds", "starling_metrics_renders")
+        if name in by_name}
+print("render cost on the page:", cost)
+check("the page shows the render before it (1 render, its bytes and time)",
+      cost.get("starling_metrics_renders") == 1 and
+      0 < cost.get("starling_metrics_page_bytes", 0) <= len(page.encode()) + 64 and
+      0 < cost.get("starling_metrics_render_nanoseconds", 0) < 1e9, str(cost))
 
 # The stats line: the same registry's line rendering, the keys it always had.
 check("stats line starts with STARLING-STATS and ends the line",

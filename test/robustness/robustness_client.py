@@ -16,7 +16,7 @@
   that never reads; an echo connection opened first must echo byte-exact
   after each, refusals and resets are counted (tcp_refused_*, tcp_resets).
 --mode tcp: user networking + hostfwd (real sockets): more TCP connections
-  than MEMP_NUM_TCP_PCB (64), refusals counted, the first ones keep echoing,
+  than MEMP_NUM_TCP_PCB (128), refusals counted, the first ones keep echoing,
   then all vanish with SO_LINGER 0 (RST).
 
 After each case the guest's stats (UDP "STARLING-STATS" to 1235, see
@@ -472,9 +472,9 @@ def run_tcp(args):
             return
         print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
 
-        def open_one(i):
+        def open_one(i, timeout=3.0):
             c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            c.settimeout(3.0)
+            c.settimeout(timeout)
             c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             try:
                 c.connect(("127.0.0.1", tcp_port))
@@ -490,8 +490,12 @@ def run_tcp(args):
             except OSError:
                 return c, False
 
-        # the connections are not closed: all are alive at once
-        results = [open_one(i) for i in range(args.connections)]
+        # the connections are not closed: all are alive at once. A refused
+        # one costs its timeout (slirp accepts, the guest never answers), and
+        # all of them must be opened well within the echo's 60 s idle
+        # timeout, or the first ones are closed before they are checked:
+        # 1 s each, not 3.
+        results = [open_one(i, timeout=1.0) for i in range(args.connections)]
         conns = [c for c, _ in results]
         ok = [i for i, (_, good) in enumerate(results) if good]
         refused = args.connections - len(ok)

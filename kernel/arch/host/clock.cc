@@ -11,6 +11,8 @@
 #include <cerrno>
 
 #include "kernel/arch/host/interrupts.h"
+#include "kernel/hal/busy_tick.h"
+#include "kernel/lib/result.h"
 
 namespace starling {
 namespace {
@@ -108,6 +110,15 @@ void idle() {
   }
   g_interrupts_enabled = false;
 }
+
+// No busy tick in a Linux process: a stalled task there is a busy thread
+// that perf, gdb and valgrind already show.
+Result<void> set_busy_tick(std::uint64_t period_ns, BusyTick /*tick*/) {
+  if (period_ns == 0) return {};
+  return Unexpected(Error::kUnsupported);
+}
+
+void print_backtrace(std::string_view /*prefix*/, const InterruptedAt& /*where*/) {}
 
 }  // namespace hal
 

@@ -6,7 +6,9 @@
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/arch/riscv/sbi.h"
 #include "kernel/arch/riscv/trap.h"
+#include "kernel/hal/busy_tick.h"
 #include "kernel/hal/clock.h"
+#include "kernel/lib/result.h"
 
 namespace starling::riscv {
 namespace {
@@ -25,6 +27,11 @@ constinit std::uint64_t ticks_exact_limit = 0;
 constinit bool sstc = false;
 constinit InterruptHandler wakeup_handler = nullptr;
 constinit void* wakeup_context = nullptr;
+// The executor's deadline (set_wakeup), in ticks; kNever when none.
+constinit std::uint64_t wakeup_ticks = kNever;
+// The busy tick (hal::set_busy_tick): its period in ticks, 0 when off.
+constinit std::uint64_t busy_period_ticks = 0;
+constinit hal::BusyTick busy_tick = nullptr;
 
 void read_stimecmp() {
   (void)csr_read<Csr::kStimecmp>();
@@ -41,12 +48,33 @@ void arm(std::uint64_t ticks) {
   }
 }
 
+// The next busy tick, or the deadline if that comes first.
+void arm_busy_tick(std::uint64_t now_ticks) {
+  const std::uint64_t tick = now_ticks + busy_period_ticks;
+  arm(tick < wakeup_ticks ? tick : wakeup_ticks);
+  enable_interrupt(Interrupt::kTimer);
+}
+
 // The deadline passed: masking STIE disarms the timer without an ecall
-// (set_wakeup re-enables it). STIP may stay pending; it is masked.
+// (set_wakeup re-enables it). STIP may stay pending; it is masked. With the
+// busy tick on, a tick outside idle samples what runs and arms the next.
 void on_timer_interrupt(void* /*unused*/) {
-  disable_interrupt(Interrupt::kTimer);
-  if (wakeup_handler != nullptr) {
-    wakeup_handler(wakeup_context);
+  const std::uint64_t now = csr_read<Csr::kTime>();
+  const bool deadline_passed = now >= wakeup_ticks;
+  if (deadline_passed) {
+    wakeup_ticks = kNever;
+    if (wakeup_handler != nullptr) wakeup_handler(wakeup_context);
+  }
+  const TrapFrame* frame = interrupted_frame();
+  if (busy_period_ticks != 0 && frame != nullptr && !in_idle()) {
+    busy_tick({.pc = frame->sepc, .fp = frame->fp()}, ns_from_ticks(now));
+    arm_busy_tick(now);
+    return;
+  }
+  if (deadline_passed || wakeup_ticks == kNever) {
+    disable_interrupt(Interrupt::kTimer);
+  } else {
+    arm(wakeup_ticks);  // a busy tick came due in idle's window: the deadline stays
   }
 }
 
@@ -123,15 +151,42 @@ std::uint64_t instructions() {
 
 void set_wakeup(std::uint64_t deadline_ns) {
   if (deadline_ns == kNoDeadline) {
+    riscv::wakeup_ticks = riscv::kNever;
     riscv::disable_interrupt(riscv::Interrupt::kTimer);
     riscv::arm(riscv::kNever);
     return;
   }
-  riscv::arm(riscv::ticks_from_ns(deadline_ns));
+  riscv::wakeup_ticks = riscv::ticks_from_ns(deadline_ns);
+  riscv::arm(riscv::wakeup_ticks);
   riscv::enable_interrupt(riscv::Interrupt::kTimer);
 }
 
+// The tick's period is a quarter of the stall threshold at most, so arming it
+// costs one time read and one compare write when a busy period begins; in
+// idle the timer holds only the executor's deadline.
+Result<void> set_busy_tick(std::uint64_t period_ns, BusyTick tick) {
+  // Masked while the tick's state changes; closed stays the rule without it.
+  (void)mask_interrupts();
+  if (period_ns == 0 || tick == nullptr) {
+    riscv::busy_period_ticks = 0;
+    riscv::busy_tick = nullptr;
+    riscv::allow_all_outside_idle();
+    return {};
+  }
+  const std::uint64_t period = riscv::ticks_from_ns(period_ns);
+  riscv::busy_tick = tick;
+  riscv::busy_period_ticks = period != 0 ? period : 1;
+  riscv::allow_outside_idle({riscv::Interrupt::kTimer});
+  riscv::arm_busy_tick(riscv::csr_read<riscv::Csr::kTime>());
+  // From now on tasks run with SIE open: the executor's mask/restore pairs
+  // keep its own bookkeeping masked.
+  restore_interrupts(true);
+  return {};
+}
+
 void idle() {
+  const bool ticking = riscv::busy_period_ticks != 0;
+  if (ticking) riscv::enter_idle();
   riscv::wfi();
   // wfi wakes on an interrupt pending in sie even with sstatus.SIE clear. Open
   // SIE for one instruction so the trap runs the handlers now, then close it:
@@ -143,6 +198,10 @@ void idle() {
       :
       :
       : "memory");
+  if (ticking) {
+    riscv::leave_idle();
+    riscv::arm_busy_tick(riscv::csr_read<riscv::Csr::kTime>());
+  }
 }
 
 bool mask_interrupts() {

@@ -22,6 +22,19 @@ struct HandlerSlot {
 // Indexed by interrupt code (1, 5, 9; the others stay empty).
 constinit HandlerSlot handlers[16] = {};
 
+// sie as enable_interrupt()/disable_interrupt() asked for it, and which of
+// those bits may be live outside idle (allow_outside_idle).
+constinit std::uint64_t sie_enabled = 0;
+constinit std::uint64_t sie_outside_idle = ~0ull;
+constinit bool idle_now = false;
+
+// The interrupt being handled (interrupted_frame()).
+constinit const TrapFrame* handling = nullptr;
+
+std::uint64_t sie_bit(Interrupt interrupt) {
+  return 1ull << static_cast<std::uint64_t>(interrupt);
+}
+
 // Set while runs_without_illegal_instruction() runs its probe.
 constinit volatile bool probing = false;
 constinit volatile bool probe_faulted = false;
@@ -66,11 +79,45 @@ std::uint64_t interrupt_count(Interrupt interrupt) {
 }
 
 void enable_interrupt(Interrupt interrupt) {
-  csr_set<Csr::kSie>(1ull << static_cast<std::uint64_t>(interrupt));
+  const std::uint64_t bit = sie_bit(interrupt);
+  sie_enabled |= bit;
+  if (idle_now || (sie_outside_idle & bit) != 0) csr_set<Csr::kSie>(bit);
 }
 
 void disable_interrupt(Interrupt interrupt) {
-  csr_clear<Csr::kSie>(1ull << static_cast<std::uint64_t>(interrupt));
+  const std::uint64_t bit = sie_bit(interrupt);
+  sie_enabled &= ~bit;
+  csr_clear<Csr::kSie>(bit);
+}
+
+void allow_outside_idle(std::initializer_list<Interrupt> allowed) {
+  std::uint64_t mask = 0;
+  for (Interrupt i : allowed) mask |= sie_bit(i);
+  sie_outside_idle = mask;
+  if (!idle_now) csr_clear<Csr::kSie>(sie_enabled & ~mask);
+}
+
+void allow_all_outside_idle() {
+  sie_outside_idle = ~0ull;
+  csr_set<Csr::kSie>(sie_enabled);
+}
+
+void enter_idle() {
+  idle_now = true;
+  csr_set<Csr::kSie>(sie_enabled);
+}
+
+void leave_idle() {
+  idle_now = false;
+  csr_clear<Csr::kSie>(sie_enabled & ~sie_outside_idle);
+}
+
+bool in_idle() {
+  return idle_now;
+}
+
+const TrapFrame* interrupted_frame() {
+  return handling;
 }
 
 bool runs_without_illegal_instruction(void (*probe)()) {
@@ -87,7 +134,10 @@ extern "C" void starling_trap_dispatch(starling::riscv::TrapFrame* frame) {
   using namespace starling::riscv;
   const std::uint64_t code = frame->scause & ~kScauseInterrupt;
   if ((frame->scause & kScauseInterrupt) != 0) {
+    // Interrupts do not nest (the trap masks them), so one pointer will do.
+    handling = frame;
     handle_interrupt(*frame, code);
+    handling = nullptr;
     return;
   }
   if (code == kIllegalInstruction && probing) {

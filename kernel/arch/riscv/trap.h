@@ -1,6 +1,8 @@
 #ifndef STARLING_KERNEL_ARCH_RISCV_TRAP_H_
 #define STARLING_KERNEL_ARCH_RISCV_TRAP_H_
 
+#include <initializer_list>
+
 #include "kernel/arch/riscv/trap_frame.h"
 
 // S-mode traps: the vector, and what runs for each kind of trap.
@@ -25,9 +27,26 @@ void set_interrupt_handler(Interrupt interrupt, InterruptHandler handler, void* 
 std::uint64_t interrupt_count(Interrupt interrupt);
 
 // Enables / disables one interrupt in sie. Delivery still needs sstatus.SIE,
-// which only hal::idle() (and restore_interrupts) opens.
+// which hal::idle() opens, and the busy tick while tasks run (for the
+// interrupts allowed outside idle, below).
 void enable_interrupt(Interrupt interrupt);
 void disable_interrupt(Interrupt interrupt);
+
+// For the busy tick (kernel/hal/busy_tick.h), which opens sstatus.SIE while
+// tasks run: outside idle only the interrupts in `allowed` are live in sie,
+// the others (devices) wait for idle as before, so a driver's handler never
+// runs in the middle of its own task. enable_interrupt() of one that is not
+// allowed takes effect in idle. All allowed (the default) turns it off.
+void allow_outside_idle(std::initializer_list<Interrupt> allowed);
+void allow_all_outside_idle();
+// hal::idle() around wfi: every enabled interrupt live, then only the allowed.
+void enter_idle();
+void leave_idle();
+bool in_idle();
+
+// The frame of the interrupt being handled, for a handler that samples what
+// it interrupted (the busy tick); nullptr outside an interrupt handler.
+const TrapFrame* interrupted_frame();
 
 // Runs `probe` (which should execute one instruction that might not exist,
 // e.g. a read of an optional CSR) and returns false if it raised an illegal

@@ -1,0 +1,389 @@
+#!/bin/bash
+# The HTTP benchmark's driver (bench/http/BUILD.bazel runs it; docs/benchmarks.md,
+# "HTTP: httpd against nginx"): apps/httpd against Debian's nginx, 612-byte page.
+#
+#   bench.sh --launcher P --tool P --lua P --page P [--host-httpd P]
+#            [--legs qemu,host,nginx] [--connections N] [--seconds N] [--threads N]
+#            [--cost-requests N] [--out DIR] [--smoke]
+#   bench.sh --tool P --check-smoke-csv CSV... (only the smoke test's checks)
+#
+# Legs, each in network namespace(s) of its own (sbh<pid>..., root; deleted on
+# exit whatever happens), wrk run inside them with the same parameters:
+#   qemu   the httpd image (--launcher) in QEMU, its NIC on a TAP; then a second
+#          boot under -icount shift=0 for busy guest instructions per request
+#          (DIR/cost.txt, httpbench.py cost)
+#   host   the host board's httpd (--host-httpd): a Linux process, DWMAC driver
+#          and model on a TAP
+#   nginx  Debian's nginx, one worker, this script's config, over a veth pair
+# Outputs in DIR (default /tmp/starling-bench-http): <leg>.csv, <leg>.png,
+# <leg>.wrk.txt (wrk --latency), <leg>.metrics.txt (httpd's /metrics after
+# the run), console logs, nginx's config and logs, cost.txt, summary.txt
+# (ratios httpd/nginx for requests/s and p99).
+# --smoke: qemu and nginx only, 2 s and 4 connections each, one boot (under
+# -icount, for the cost figure too); checks the CSVs (numeric, zero errors,
+# requests > 0) and exits non-zero otherwise. Speed is never checked.
+set -euo pipefail
+
+note() { echo "bench: $*" >&2; }
+usage() {
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+launcher="" tool="" lua="" page="" host_httpd=""
+legs="qemu,host,nginx"
+connections=32 seconds=10 threads=1
+cost_requests=9000
+smoke=0
+out="${BENCH_OUT:-/tmp/starling-bench-http}"
+check_csvs=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --launcher) launcher=${2:?--launcher needs a path}; shift 2 ;;
+    --tool) tool=${2:?--tool needs a path}; shift 2 ;;
+    --lua) lua=${2:?--lua needs a path}; shift 2 ;;
+    --page) page=${2:?--page needs a path}; shift 2 ;;
+    --host-httpd) host_httpd=${2:?--host-httpd needs a path}; shift 2 ;;
+    --legs) legs=${2:?--legs needs a list}; shift 2 ;;
+    --connections) connections=${2:?--connections needs a number}; shift 2 ;;
+    --seconds) seconds=${2:?--seconds needs a number}; shift 2 ;;
+    --threads) threads=${2:?--threads needs a number}; shift 2 ;;
+    --cost-requests) cost_requests=${2:?--cost-requests needs a number}; shift 2 ;;
+    --out) out=${2:?--out needs a directory}; shift 2 ;;
+    --smoke) smoke=1; shift ;;
+    --check-smoke-csv) shift; check_csvs=("$@"); break ;;
+    -h|--help) usage ;;
+    *) echo "bench.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[[ -n "$tool" ]] || { echo "bench.sh: --tool is required" >&2; usage; }
+if [[ ${#check_csvs[@]} -gt 0 ]]; then
+  exec python3 "$tool" check-smoke "${check_csvs[@]}"
+fi
+for need in launcher lua page; do
+  [[ -n "${!need}" ]] || { echo "bench.sh: --$need is required" >&2; usage; }
+done
+for n in connections seconds threads cost_requests; do
+  [[ "${!n}" =~ ^[0-9]+$ && "${!n}" -gt 0 ]] || { echo "bench.sh: --${n//_/-} takes a positive number, got '${!n}'" >&2; exit 2; }
+done
+[[ $threads -le $connections ]] || { echo "bench.sh: --threads ($threads) above --connections ($connections): wrk refuses that" >&2; exit 2; }
+if [[ $(id -u) -ne 0 ]]; then
+  echo "bench.sh: needs root (ip netns, TAP devices, veth pairs). Fix: run as root (bazel run as root)" >&2
+  exit 1
+fi
+if [[ $smoke -eq 1 ]]; then
+  out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-http-smoke"
+  legs="qemu,nginx"
+  connections=4 seconds=2 threads=1
+  cost_requests=300
+fi
+IFS=, read -r -a leg_list <<<"$legs"
+for leg in "${leg_list[@]}"; do
+  case "$leg" in
+    qemu|nginx) ;;
+    host) [[ -n "$host_httpd" ]] || { echo "bench.sh: --legs host needs --host-httpd (//bench/http:host)" >&2; exit 2; } ;;
+    *) echo "bench.sh: --legs: unknown leg '$leg' (qemu, host, nginx)" >&2; exit 2 ;;
+  esac
+done
+# Every tool the legs need, before any namespace exists: the cause and the fix.
+need_tool() {
+  command -v "$1" >/dev/null || { echo "bench.sh: $1 not found ($2). Fix: sudo ./setup.sh (installs $3)" >&2; exit 1; }
+}
+need_tool ip "network namespaces, TAP, veth" iproute2
+need_tool wrk "the load generator" wrk
+need_tool python3 "the CSV, the keep-alive client" python3
+need_tool gnuplot "one plot per leg" gnuplot-nox
+[[ ",$legs," != *,qemu,* ]] || need_tool qemu-system-riscv64 "the qemu leg" qemu-system-misc
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+if [[ ",$legs," == *,nginx,* && ! -x "$nginx_bin" ]]; then
+  echo "bench.sh: nginx not found (the nginx leg). Fix: sudo ./setup.sh (installs nginx-light)" >&2
+  exit 1
+fi
+# Under `bazel run` we start in our runfiles tree; the image launcher finds
+# its files through RUNFILES_DIR (a test has TEST_SRCDIR).
+if [[ -z "${TEST_SRCDIR:-}" && -z "${RUNFILES_DIR:-}" && -d ../starling ]]; then
+  RUNFILES_DIR="$(cd .. && pwd)"
+  export RUNFILES_DIR
+fi
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+launcher=$(abspath "$launcher")
+tool=$(abspath "$tool")
+lua=$(abspath "$lua")
+page=$(abspath "$page")
+[[ -z "$host_httpd" ]] || host_httpd=$(abspath "$host_httpd")
+page_bytes=$(stat -L -c %s "$page")
+mkdir -p "$out"
+rm -f "$out"/*.csv "$out"/*.png "$out"/cost.txt "$out"/summary.txt
+
+guest_ip=10.0.2.15
+tap_ip=10.0.2.2
+guest_mac=52:54:00:12:34:56  # QEMU's default for the first NIC; the host board takes --mac
+prefix="sbh$$"
+namespaces=() pids=() tmpdirs=()
+cleanup() {
+  local pid ns dir
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  for dir in "${tmpdirs[@]}"; do rm -rf "$dir"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+stop_pid() {
+  kill "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+# A namespace with a TAP device for the guest's NIC (QEMU's or the host
+# board's); we are 10.0.2.2 on it. The neighbour entry spares an ARP round.
+# (bench/echo/bench.sh's make_tap_ns: that script runs when sourced, so the
+# eight lines are repeated, not shared.)
+make_tap_ns() {
+  local ns="$1"
+  ip netns add "$ns"
+  namespaces+=("$ns")
+  ip -n "$ns" link set lo up
+  ip -n "$ns" tuntap add dev tap0 mode tap
+  ip -n "$ns" addr add "$tap_ip/24" dev tap0
+  ip -n "$ns" link set tap0 up
+  ip -n "$ns" neigh replace "$guest_ip" lladdr "$guest_mac" dev tap0 nud permanent
+}
+
+# For what runs to its end; a process that is stopped later is started with
+# `ip netns exec` itself, so that $! is the process (ip execs it), not a
+# subshell whose kill would leave it running.
+in_ns() {
+  local ns="$1"
+  shift
+  ip netns exec "$ns" "$@"
+}
+
+# Waits for PATTERN in LOG (SECONDS at most) while PID lives.
+wait_console() {
+  local log="$1" pattern="$2" pid="$3" tries=$(($4 * 10))
+  until grep -aq "$pattern" "$log" 2>/dev/null; do
+    tries=$((tries - 1))
+    if [[ $tries -le 0 ]] || ! kill -0 "$pid" 2>/dev/null; then return 1; fi
+    sleep 0.1
+  done
+}
+
+# wrk against http://TARGET/ from NS: LEG.wrk.txt, LEG.csv, LEG.latency.dat.
+run_wrk() {
+  local leg="$1" ns="$2" target="$3"
+  note "$leg: wrk -t $threads -c $connections -d ${seconds}s --latency http://$target/"
+  if ! in_ns "$ns" timeout $((seconds + 60)) wrk -t "$threads" -c "$connections" -d "${seconds}s" \
+      --latency -s "$lua" "http://$target/" >"$out/$leg.wrk.txt" 2>&1; then
+    note "$leg: wrk failed:"
+    cat "$out/$leg.wrk.txt" >&2
+    return 1
+  fi
+  python3 "$tool" wrk-csv --leg "$leg" --connections "$connections" --seconds "$seconds" \
+    --threads "$threads" --wrk-output "$out/$leg.wrk.txt" --csv "$out/$leg.csv" \
+    --dat "$out/$leg.latency.dat"
+}
+
+# httpd's /metrics after the run, for what the figures do not say (drops,
+# refusals, retransmissions): LEG.metrics.txt.
+save_metrics() {
+  in_ns "$2" timeout 20 python3 "$tool" metrics --host "$guest_ip" >"$out/$1.metrics.txt" ||
+    note "$1: no /metrics after the run"
+}
+
+# The guest is up when it serves the page, whole: 200 and page_bytes bytes.
+probe_page() {
+  in_ns "$1" python3 "$tool" probe --host "$2" --expect-bytes "$page_bytes" --seconds "$3"
+}
+
+# Boots the httpd image in QEMU on NS's tap0 (extra QEMU arguments after the
+# third), waits until it serves the page; sets guest_pid.
+boot_httpd() {
+  local ns="$1" log="$2" seconds="$3"
+  shift 3
+  ip netns exec "$ns" env STARLING_HTTPD_NETDEV="tap,id=n0,ifname=tap0,script=no,downscript=no" \
+    "$launcher" --timeout "$seconds" -- -append "ip=$guest_ip/24,gw=$tap_ip" "$@" \
+    </dev/null >"$log" 2>&1 &
+  guest_pid=$!
+  pids+=("$guest_pid")
+  if ! wait_console "$log" "httpd: ready" "$guest_pid" 60 || ! probe_page "$ns" "$guest_ip" 30; then
+    note "httpd in QEMU never served the page; console:"
+    tail -20 "$log" >&2
+    return 1
+  fi
+}
+
+# Busy guest instructions per request (httpbench.py cost says how): a boot
+# under -icount shift=0, cost_requests keep-alive GETs closed loop (one at a
+# time, 900 per connection), then wrk's connections for 3 s; /metrics
+# around each.
+readonly icount_args=(-icount shift=0)
+measure_cost() {
+  local ns="$1"
+  local wrk_args=(--wrk "$(command -v wrk)" --wrk-seconds 3 --wrk-connections "$connections")
+  [[ $smoke -eq 0 ]] || wrk_args=()
+  note "qemu: $cost_requests keep-alive GETs under -icount (busy guest instructions per request)"
+  in_ns "$ns" timeout 300 python3 "$tool" cost --host "$guest_ip" --requests "$cost_requests" \
+    --expect-bytes "$page_bytes" "${wrk_args[@]}" >"$out/cost.txt"
+  cat "$out/cost.txt" >&2
+}
+
+leg_qemu() {
+  local ns="${prefix}q" status=0
+  make_tap_ns "$ns"
+  if [[ $smoke -eq 1 ]]; then
+    # One boot, under -icount: wrk's run and the cost figure both.
+    boot_httpd "$ns" "$out/qemu.console.log" 120 "${icount_args[@]}" || return 1
+    run_wrk qemu "$ns" "$guest_ip" || status=1
+    measure_cost "$ns" || status=1
+    stop_pid "$guest_pid"
+    return $status
+  fi
+  boot_httpd "$ns" "$out/qemu.console.log" $((seconds + 120)) || return 1
+  run_wrk qemu "$ns" "$guest_ip" || status=1
+  save_metrics qemu "$ns"
+  stop_pid "$guest_pid"
+  boot_httpd "$ns" "$out/qemu.icount.console.log" 400 "${icount_args[@]}" || return 1
+  measure_cost "$ns" || status=1
+  stop_pid "$guest_pid"
+  return $status
+}
+
+# The host board: the same httpd as a Linux process, the DWMAC driver over
+# its device model, the model's wire a TAP in the namespace (as bench/echo's
+# host leg and test/host_board do).
+leg_host() {
+  local ns="${prefix}h" status=0 server
+  make_tap_ns "$ns"
+  ip netns exec "$ns" timeout $((seconds + 120)) "$host_httpd" --tap=tap0 --mac="$guest_mac" \
+    --ip="$guest_ip/24,gw=$tap_ip" </dev/null >"$out/host.console.log" 2>&1 &
+  server=$!
+  pids+=("$server")
+  if ! wait_console "$out/host.console.log" "httpd: ready" "$server" 30 ||
+      ! probe_page "$ns" "$guest_ip" 30; then
+    note "host: the host board's httpd never served the page; console:"
+    tail -20 "$out/host.console.log" >&2
+    return 1
+  fi
+  run_wrk host "$ns" "$guest_ip" || status=1
+  save_metrics host "$ns"
+  stop_pid "$server"
+  return $status
+}
+
+# Debian's nginx: one worker, started by hand with a config of our own (no
+# system service), in a namespace of its own; wrk in another, over a veth
+# pair. As httpd holds them: keep-alive for 15 s quiet and 1000 requests
+# (net/http's idle_timeout_ns, max_requests); no access log (httpd has none).
+# The document root is a fresh directory under /tmp: nginx's worker runs as
+# nobody, who cannot read a test's output directory under /root.
+leg_nginx() {
+  local c="${prefix}c" s="${prefix}n" status=0 server root
+  ip netns add "$c"; namespaces+=("$c")
+  ip netns add "$s"; namespaces+=("$s")
+  ip link add "${prefix}a" netns "$c" type veth peer name "${prefix}b" netns "$s"
+  ip -n "$c" addr add 10.0.5.1/24 dev "${prefix}a"
+  ip -n "$s" addr add 10.0.5.2/24 dev "${prefix}b"
+  for ns in "$c" "$s"; do ip -n "$ns" link set lo up; done
+  ip -n "$c" link set "${prefix}a" up
+  ip -n "$s" link set "${prefix}b" up
+  root=$(mktemp -d /tmp/starling-bench-http-nginx.XXXXXX)
+  tmpdirs+=("$root")
+  mkdir -p "$root/html" "$root/temp"
+  cp "$page" "$root/html/index.html"
+  chmod -R a+rX "$root"
+  cat >"$out/nginx.conf" <<NGINX
+# Written by bench/http/bench.sh for the nginx leg.
+worker_processes 1;
+daemon off;
+pid $out/nginx.pid;
+error_log $out/nginx.error.log warn;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    types { text/html html; }
+    default_type application/octet-stream;
+    # nginx at its best for one small file: sendfile, and the open-file cache
+    # (no open/fstat/close per request; httpd answers from .rodata). Keep-alive
+    # as httpd's: idle 15 s, 1000 requests a connection (its max_requests).
+    sendfile on;
+    tcp_nopush on;
+    open_file_cache max=16 inactive=60s;
+    open_file_cache_valid 60s;
+    keepalive_timeout 15s;
+    keepalive_requests 1000;
+    client_body_temp_path $root/temp/body;
+    proxy_temp_path $root/temp/proxy;
+    fastcgi_temp_path $root/temp/fastcgi;
+    uwsgi_temp_path $root/temp/uwsgi;
+    scgi_temp_path $root/temp/scgi;
+    server {
+        listen 10.0.5.2:80;
+        root $root/html;
+        index index.html;
+    }
+}
+NGINX
+  ip netns exec "$s" timeout $((seconds + 120)) "$nginx_bin" -p "$root" -c "$out/nginx.conf" \
+    </dev/null >"$out/nginx.console.log" 2>&1 &
+  server=$!
+  pids+=("$server")
+  if ! probe_page "$c" 10.0.5.2 15; then
+    note "nginx: never served the page; its log:"
+    cat "$out/nginx.console.log" "$out/nginx.error.log" >&2 2>/dev/null || true
+    return 1
+  fi
+  run_wrk nginx "$c" 10.0.5.2 || status=1
+  stop_pid "$server"
+  return $status
+}
+
+# Latency percentiles as bars, requests/s in the title: one PNG per leg.
+plot() {
+  local leg="$1" rps errors what
+  rps=$(awk -F, 'NR == 2 { printf "%.0f", $5 }' "$out/$leg.csv")
+  errors=$(awk -F, 'NR == 2 { print $9 }' "$out/$leg.csv")
+  case "$leg" in
+    qemu) what="apps/httpd in QEMU (TCG), virtio-net on a TAP" ;;
+    host) what="apps/httpd on the host board, DWMAC model on a TAP" ;;
+    nginx) what="nginx 1 worker, over a veth" ;;
+  esac
+  gnuplot <<GNUPLOT
+set terminal png size 800,500
+set output "$out/$leg.png"
+set title "$leg: $what\\n$rps requests/s, $errors errors; wrk -c $connections -t $threads -d ${seconds}s, GET / ($page_bytes bytes)"
+set ylabel "latency (us)"
+set xlabel "percentile"
+set style fill solid 0.6
+set boxwidth 0.6
+set yrange [0:*]
+set grid ytics
+unset key
+plot "$out/$leg.latency.dat" using 0:2:xtic(1) with boxes, \
+     "" using 0:2:(sprintf("%d", \$2)) with labels offset 0,1
+GNUPLOT
+}
+
+note "out: $out; legs: $legs; wrk -t $threads -c $connections -d ${seconds}s"
+status=0
+for leg in "${leg_list[@]}"; do
+  note "$leg: starting"
+  if ! "leg_$leg"; then
+    note "$leg: FAILED"
+    status=1
+    continue
+  fi
+  plot "$leg"
+done
+
+if [[ $smoke -eq 1 ]]; then
+  cat "$out"/qemu.csv "$out"/nginx.csv 2>/dev/null || true
+  [[ $status -eq 0 ]] || exit 1
+  python3 "$tool" check-smoke "$out/qemu.csv" "$out/nginx.csv" --cost "$out/cost.txt" || exit 1
+  note "smoke: PASS"
+  exit 0
+fi
+python3 "$tool" summary --out "$out" --legs "$legs" \
+  --params "wrk -t $threads -c $connections -d ${seconds}s --latency, GET / ($page_bytes bytes)"
+note "CSV, plots and summary in $out"
+exit $status

@@ -1,0 +1,90 @@
+#include "kernel/panic/backtrace.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "kernel/console/console.h"
+#include "kernel/hal/busy_tick.h"
+
+// From the board's linker script: the image, and the boot stack, which starts
+// right after .bss and ends at __stack_top (platform/<board>/linker.ld).
+extern "C" char __image_start[];
+extern "C" char __image_end[];
+extern "C" char __bss_end[];
+extern "C" char __stack_top[];
+
+namespace starling::backtrace {
+namespace {
+
+// Deep enough for any call chain this kernel has; a corrupt chain that loops
+// is cut here at the latest.
+constexpr int kMaxFrames = 32;
+
+std::uintptr_t address_of(const char* symbol) {
+  return reinterpret_cast<std::uintptr_t>(symbol);
+}
+
+bool in_image(std::uint64_t pc) {
+  return pc >= address_of(__image_start) && pc < address_of(__image_end);
+}
+
+// A frame pointer we may dereference: 8-byte aligned, and both slots below it
+// (fp-16, fp-8) inside the boot stack.
+bool on_stack(std::uint64_t fp) {
+  return fp % 8 == 0 && fp >= address_of(__bss_end) + 16 && fp <= address_of(__stack_top);
+}
+
+}  // namespace
+
+void print_hex64(std::uint64_t value) {
+  constexpr std::string_view kDigits = "0123456789abcdef";
+  std::array<char, 18> text{};
+  text[0] = '0';
+  text[1] = 'x';
+  for (std::size_t i = 0; i < 16; ++i) {
+    text[17 - i] = kDigits[(value >> (4 * i)) & 0xF];
+  }
+  console::print(std::string_view(text.data(), text.size()));
+}
+
+void print_frame(std::string_view prefix, int index, std::uint64_t pc) {
+  console::print(prefix);
+  console::print("#");
+  console::print_dec(index);
+  console::print(" ");
+  print_hex64(pc);
+  console::print("\n");
+}
+
+// Frames live higher up the stack than their callees, so each step must move
+// fp up; anything else means the chain is corrupt and the walk stops.
+void print_chain(std::string_view prefix, int first_index, std::uint64_t fp) {
+  for (int index = first_index; index < kMaxFrames && on_stack(fp); ++index) {
+    const auto* record = reinterpret_cast<const std::uint64_t*>(fp);
+    const std::uint64_t ra = record[-1];
+    const std::uint64_t caller_fp = record[-2];
+    if (!in_image(ra)) {
+      break;
+    }
+    print_frame(prefix, index, ra);
+    if (caller_fp <= fp) {
+      break;
+    }
+    fp = caller_fp;
+  }
+}
+
+}  // namespace starling::backtrace
+
+namespace starling::hal {
+
+// Frame 0 is where the interrupt hit; the s0 chain then starts in that
+// function (if its prologue had run) and gives the callers' return addresses.
+void print_backtrace(std::string_view prefix, const InterruptedAt& where) {
+  backtrace::print_frame(prefix, 0, where.pc);
+  backtrace::print_chain(prefix, 1, where.fp);
+}
+
+}  // namespace starling::hal

@@ -1,0 +1,28 @@
+#ifndef STARLING_KERNEL_PANIC_BACKTRACE_H_
+#define STARLING_KERNEL_PANIC_BACKTRACE_H_
+
+#include <cstdint>
+#include <string_view>
+
+// Frame-pointer backtraces on riscv64, for the panic report and the stall
+// detector's (hal::print_backtrace, kernel/hal/busy_tick.h): one line per
+// frame, "<prefix>#<index> 0x<16 hex digits>", the pc first where there is
+// one, then each return address of the s0 chain. Return addresses point just
+// after the call; symbolize with `llvm-symbolizer -e <image>.elf`.
+namespace starling::backtrace {
+
+// 0x + 16 digits: fixed width keeps register dumps aligned and greppable.
+void print_hex64(std::uint64_t value);
+
+void print_frame(std::string_view prefix, int index, std::uint64_t pc);
+
+// Walks the s0 chain from `fp` (clang's frame record, -fno-omit-frame-pointer:
+// ra at fp-8, the caller's s0 at fp-16), numbering frames from first_index.
+// Only records on the boot stack are read (tasks are stackless coroutines
+// resumed on it), every step must move up the stack and every return address
+// must lie in the image: a corrupt chain ends the walk, never faults.
+void print_chain(std::string_view prefix, int first_index, std::uint64_t fp);
+
+}  // namespace starling::backtrace
+
+#endif  // STARLING_KERNEL_PANIC_BACKTRACE_H_

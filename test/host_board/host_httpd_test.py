@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""httpd end to end on the host board: apps/httpd as a Linux process, its NIC
+the DWMAC driver over the device model, the model's wire a TAP device inside
+a network namespace this test creates (as host_echo_test does). Linux's own
+clients talk to it through the TAP, so every request and answer crosses the
+driver's descriptor rings, the model's DMA and interrupts.
+
+Checks: curl GET / byte for byte against apps/httpd/site/index.html (and its
+Content-Type and ETag), GET /healthz, POST /echo (4 KiB, byte for byte), a
+404; GET /metrics parsed by prometheus_client (test/http/http_checks.py):
+its Content-Type, the render cost of the page before it; a keep-alive burst
+(ab -k -n 500 -c 8: all complete, none failed, all on kept-alive
+connections, all 2xx); then the metrics again: slots and body buffers back
+at the scrape's own, every request counted, no driver error. Bounded: every
+wait has a deadline, the app is stopped at the end, the namespace removed.
+
+  host_httpd_test.py --app apps/httpd/host --index apps/httpd/site/index.html
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from host_process import App, report, run_in_namespace  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
+from http_checks import Checks, metrics  # noqa: E402
+
+GUEST = "10.0.2.15"
+BASE = f"http://{GUEST}"
+BURST = 500
+CONCURRENCY = 8
+
+check = Checks()
+
+
+def curl(*args, input_bytes=None):
+    return subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", *args],
+                          capture_output=True, input=input_bytes, timeout=30)
+
+
+def inside(args):
+    with open(args.index, "rb") as f:
+        index = f.read()
+    app = App([args.app, "--tap=st0", f"--ip={GUEST}/24,gw=10.0.2.2"])
+    try:
+        if not app.wait_for("httpd: ready", args.timeout):
+            check(False, "httpd printed 'httpd: ready'")
+            return finish(app)
+        # The first request waits for ARP: retry it for a moment.
+        for _ in range(50):
+            r = curl("--include", BASE + "/")
+            if r.returncode == 0:
+                break
+            time.sleep(0.1)
+        head, _, body = r.stdout.partition(b"\r\n\r\n")
+        check(r.returncode == 0 and head.startswith(b"HTTP/1.1 200 OK"), "curl GET / is 200")
+        check(body == index, f"GET / is site/index.html byte for byte ({len(body)} of {len(index)} bytes)")
+        check(b"\r\nContent-Type: text/html; charset=utf-8" in head, "index.html is text/html")
+        check(re.search(rb'\r\nETag: "[0-9a-f]{16}"', head) is not None, "GET / carries a strong ETag")
+
+        r = curl(BASE + "/healthz")
+        check(r.returncode == 0 and r.stdout == b"ok\n", "GET /healthz is ok")
+
+        payload = bytes((i * 7 + 3) % 256 for i in range(4096))
+        r = curl("--header", "Content-Type: application/octet-stream", "--data-binary", "@-",
+                 BASE + "/echo", input_bytes=payload)
+        check(r.returncode == 0 and r.stdout == payload, "POST /echo (4 KiB) echoed byte for byte")
+
+        r = curl("--output", "/dev/null", "--write-out", "%{http_code}", BASE + "/nope")
+        check(r.stdout == b"404", f"GET /nope is 404 (got {r.stdout.decode()})")
+
+        # Twice: the second page shows the first one's render cost.
+        metrics(80, GUEST)
+        status, ctype, before, size = metrics(80, GUEST)
+        check(status == 200, "GET /metrics is 200")
+        check(ctype == "text/plain; version=0.0.4; charset=utf-8", f"metrics Content-Type ({ctype})")
+        render_ns = before.get("starling_metrics_render_nanoseconds", 0)
+        page_bytes = before.get("starling_metrics_page_bytes", 0)
+        print(f"metrics page: {size} bytes; the one before: {page_bytes:g} bytes rendered in "
+              f"{render_ns / 1000:.1f} us ({before.get('starling_metrics_render_instructions', 0):g} "
+              "instructions: the host board counts none)")
+        check(abs(page_bytes - size) < 64, "starling_metrics_page_bytes is the page's size")
+        check(0 < render_ns < 1e9, "starling_metrics_render_nanoseconds is set (0 < t < 1 s)")
+        check(before.get("starling_metrics_renders_total", 0) >= 1, "renders counted")
+        check(before.get("starling_http_slots_total") == 64, "64 slots (the default)")
+
+        r = subprocess.run(["ab", "-k", "-n", str(BURST), "-c", str(CONCURRENCY), "-s", "10",
+                            BASE + "/healthz"], capture_output=True, text=True, timeout=120)
+        print(r.stdout[-1500:])
+        if r.returncode != 0:
+            print(r.stderr[-1500:])
+        complete = re.search(r"Complete requests:\s+(\d+)", r.stdout)
+        failed = re.search(r"Failed requests:\s+(\d+)", r.stdout)
+        kept = re.search(r"Keep-Alive requests:\s+(\d+)", r.stdout)
+        rps = re.search(r"Requests per second:\s+([\d.]+)", r.stdout)
+        check(r.returncode == 0 and complete is not None and int(complete.group(1)) == BURST,
+              f"ab -k -c {CONCURRENCY}: {BURST} complete")
+        check(failed is not None and failed.group(1) == "0", "ab: 0 failed")
+        check("Non-2xx responses" not in r.stdout, "ab: no non-2xx response")
+        check(kept is not None and int(kept.group(1)) == BURST,
+              f"ab: all {BURST} on kept-alive connections")
+        print(f"figure: host board, ab -k -c {CONCURRENCY}: {rps.group(1) if rps else '?'} requests/s "
+              "(ASan build, not gated)")
+
+        time.sleep(0.5)
+        after = metrics(80, GUEST)[2]
+        check(after.get("starling_http_slots") == 1, "slots back to the scrape's own")
+        check(after.get("starling_http_body_buffers") == 1, "body buffers: only the scrape's own")
+        served = (after.get('starling_http_responses_total{code="200"}', 0) -
+                  before.get('starling_http_responses_total{code="200"}', 0))
+        check(served >= BURST, f"{served:g} more 200s counted (>= {BURST})")
+        check(after.get('starling_http_responses_total{code="404"}', 0) >= 1, "the 404 counted")
+        check(after.get("starling_http_connections_refused_total", 1) == 0, "no connection refused")
+        errors = {k: v for k, v in after.items()
+                  if k.startswith(("starling_nic_rx_errors_total", "starling_nic_resets_total")) and v}
+        check(not errors, f"no NIC errors or resets {errors or ''}")
+    finally:
+        app.stop()
+    return finish(app)
+
+
+def finish(app):
+    return report(app, list(check.failures), ("host: NIC dwmac (device model) on TAP st0",
+                                              f"httpd: address {GUEST}/24",
+                                              "httpd: serving http on port 80 (64 slots"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--app", required=True, help="apps/httpd's host binary")
+    parser.add_argument("--index", required=True, help="apps/httpd/site/index.html")
+    parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.inside:
+        return inside(args)
+    return run_in_namespace(__file__, ["--app", os.path.abspath(args.app),
+                                       "--index", os.path.abspath(args.index),
+                                       "--timeout", str(args.timeout)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
