@@ -5,6 +5,7 @@
 
 #include "kernel/async/runtime_metrics.h"
 #include "kernel/async/timeout.h"
+#include "kernel/async/yield.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
@@ -104,6 +105,11 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     print_failure(app, "no NIC", nic.error());
     co_return Unexpected(nic.error());
   }
+  // The bring-up is one long run until the first wait (the NIC's reset,
+  // lwIP's start, the metrics): its steps offer the hart between them, as
+  // long work should (docs/stall-detector.md). In QEMU, whose TCG translates
+  // all this code for the first time, one run of it took 10 to 30 ms.
+  co_await async::yield();
   // One network per image: the netif outlives every task that uses it.
   static std::optional<Netif> netif;
   netif.emplace(**nic);
@@ -111,8 +117,10 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     print_failure(app, "netif start", ok.error());
     co_return Unexpected(ok.error());
   }
+  co_await async::yield();
   (void)scope.spawn(netif->run());
   register_metrics(app, *netif);
+  co_await async::yield();
   if (network.ip.dhcp) {
     print(app);
     print(": DHCP...\n");

@@ -26,8 +26,9 @@ void on_busy_tick(const hal::InterruptedAt& where, std::uint64_t now_ns) {
 
 }  // namespace
 
-void print_stall_report(const StallReport& report) {
-  console::print("\n");
+bool print_stall_report(const StallReport& report) {
+  if (report.may_wait && !console::at_line_start()) return false;
+  if (!console::at_line_start()) console::print("\n");
   console::print(kPrefix);
   console::print("a task has kept the hart ");
   print_ms(report.ran_ns);
@@ -47,6 +48,7 @@ void print_stall_report(const StallReport& report) {
   hal::print_backtrace(kPrefix, report.where);
   console::print(kPrefix);
   console::print("end\n");
+  return true;
 }
 
 void StallDetector::sample(std::uint64_t run_sequence, std::uint64_t now_ns,
@@ -59,29 +61,40 @@ void StallDetector::sample(std::uint64_t run_sequence, std::uint64_t now_ns,
   if (run_sequence != observed_sequence_) {
     observed_sequence_ = run_sequence;
     observed_at_ns_ = now_ns;
+    observed_counted_ = false;
     observed_reported_ = false;
+    observed_waits_ = 0;
     return;
   }
   const std::uint64_t ran = now_ns - observed_at_ns_;
   if (ran > longest_ns_) longest_ns_ = ran;
   if (ran < threshold_ns_ || observed_reported_) return;
-  observed_reported_ = true;
-  ++stalls_;
-  if (window_reports_ == 0 || now_ns - window_start_ns_ >= kMinuteNs) {
-    window_start_ns_ = now_ns;
-    window_reports_ = 0;
+  if (!observed_counted_) {
+    observed_counted_ = true;
+    ++stalls_;
+    if (window_reports_ == 0 || now_ns - window_start_ns_ >= kMinuteNs) {
+      window_start_ns_ = now_ns;
+      window_reports_ = 0;
+    }
+    if (window_reports_ >= kStallReportsPerMinute) {
+      observed_reported_ = true;  // not told: counted
+      ++suppressed_;
+      ++suppressed_since_report_;
+      return;
+    }
+    ++window_reports_;  // this run's report holds its place while it waits
   }
-  if (window_reports_ >= kStallReportsPerMinute) {
-    ++suppressed_;
-    ++suppressed_since_report_;
+  const bool made = reporter_({.ran_ns = ran,
+                               .threshold_ns = threshold_ns_,
+                               .suppressed_before = suppressed_since_report_,
+                               .where = where,
+                               .may_wait = observed_waits_ < kStallReportMaxWaits});
+  if (!made) {
+    ++observed_waits_;
     return;
   }
-  ++window_reports_;
+  observed_reported_ = true;
   ++reports_;
-  reporter_({.ran_ns = ran,
-             .threshold_ns = threshold_ns_,
-             .suppressed_before = suppressed_since_report_,
-             .where = where});
   suppressed_since_report_ = 0;
 }
 

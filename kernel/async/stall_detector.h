@@ -44,10 +44,20 @@ struct StallReport {
   std::uint64_t threshold_ns = 0;
   std::uint64_t suppressed_before = 0;  // reports left out since the last one
   hal::InterruptedAt where;
+  bool may_wait = false;  // the reporter may decline and be asked again
 };
-using StallReporter = void (*)(const StallReport& report);
+// True if the report was made; false to be asked again at the next sample
+// of the same run (only while report.may_wait).
+using StallReporter = bool (*)(const StallReport& report);
 
-void print_stall_report(const StallReport& report);
+// Prints the report, unless the console is in the middle of a line (the
+// stalled task's own, say) and it may wait: a report cutting a line in two
+// would break what reads the console by lines.
+bool print_stall_report(const StallReport& report);
+
+// Samples a report may wait for the console to reach a line's end: two
+// thresholds' worth, then it is printed on a line of its own anyway.
+inline constexpr std::uint64_t kStallReportMaxWaits = 8;
 
 class StallDetector {
  public:
@@ -78,7 +88,9 @@ class StallDetector {
   std::uint64_t threshold_ns_ = 0;
   std::uint64_t observed_sequence_ = 0;  // the run being timed (odd), or 0
   std::uint64_t observed_at_ns_ = 0;     // when it was first seen
+  bool observed_counted_ = false;
   bool observed_reported_ = false;
+  std::uint64_t observed_waits_ = 0;   // samples the report has waited
   std::uint64_t window_start_ns_ = 0;  // the rate limit's minute
   std::uint64_t window_reports_ = 0;
   std::uint64_t suppressed_since_report_ = 0;

@@ -22,8 +22,19 @@ std::vector<StallReport>& reported() {
   return reports;
 }
 
-void record(const StallReport& report) {
+bool record(const StallReport& report) {
   reported().push_back(report);
+  return true;
+}
+
+// A console in the middle of someone's line: declines while it may.
+int declines_left = 0;
+bool record_when_free(const StallReport& report) {
+  if (report.may_wait && declines_left > 0) {
+    --declines_left;
+    return false;
+  }
+  return record(report);
 }
 
 class StallDetectorTest : public ::testing::Test {
@@ -99,6 +110,29 @@ TEST_F(StallDetectorTest, AtMostFiveReportsAMinuteAndTheNextSaysHowManyWereLeftO
   run(101, t, t + 10 * kMs);
   ASSERT_EQ(reported().size(), kStallReportsPerMinute + 1);
   EXPECT_EQ(reported().back().suppressed_before, 3u);
+}
+
+TEST(StallDetectorWaiting, AReportWaitsForTheConsoleThenComesOnce) {
+  reported().clear();
+  StallDetector detector(&record_when_free);
+  detector.set_threshold(10 * kMs);
+  declines_left = 3;
+  for (std::uint64_t t = 0; t <= 30 * kMs; t += 2'500'000) detector.sample(7, t, {.pc = t});
+  ASSERT_EQ(reported().size(), 1u);
+  EXPECT_EQ(reported()[0].where.pc, 17'500'000u);  // three samples after the threshold
+  EXPECT_EQ(detector.stalls(), 1u);
+  EXPECT_EQ(detector.reports(), 1u);
+}
+
+TEST(StallDetectorWaiting, ANeverFreeConsoleGetsTheReportAnyway) {
+  reported().clear();
+  StallDetector detector(&record_when_free);
+  detector.set_threshold(10 * kMs);
+  declines_left = 1'000;
+  for (std::uint64_t t = 0; t <= 100 * kMs; t += 2'500'000) detector.sample(9, t, {});
+  ASSERT_EQ(reported().size(), 1u);
+  EXPECT_FALSE(reported()[0].may_wait);
+  EXPECT_EQ(reported()[0].ran_ns, (10 + 2.5 * kStallReportMaxWaits) * kMs);
 }
 
 TEST_F(StallDetectorTest, ThresholdZeroIsOff) {

@@ -9,6 +9,7 @@
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
 #include "kernel/hal/board.h"
+#include "kernel/hal/entropy.h"
 #include "kernel/hal/interrupts.h"
 #include "kernel/mem/address.h"
 
@@ -17,6 +18,12 @@ namespace {
 using InitFunction = void (*)();
 
 }  // namespace
+
+// Weak: an image that never asks for entropy links no source (the board's
+// entropy library is pulled in only by a strong reference, net's).
+namespace starling::hal {
+[[gnu::weak]] void prime_entropy();
+}  // namespace starling::hal
 
 // Bounds of .init_array, from the linker script.
 extern "C" InitFunction __init_array_start[];
@@ -79,6 +86,10 @@ extern "C" [[noreturn]] void starling_kernel_start(unsigned long hart_id, unsign
     console::print(error_name(interrupts.error()));
     console::print(")\n");
   }
+
+  // Before any task: a slow entropy source's first wait holds up nobody here
+  // (kernel/hal/entropy.h). Absent unless the image uses entropy.
+  if (&hal::prime_entropy != nullptr) hal::prime_entropy();
 
   // After the interrupt controller: the busy tick changes which interrupts
   // are live while tasks run (kernel/hal/busy_tick.h).

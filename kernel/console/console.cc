@@ -6,8 +6,30 @@
 #include "kernel/hal/board.h"
 
 namespace starling::console {
+namespace {
+
+// For at_line_start(): a print in progress (an interrupt can come in the
+// middle of one), and whether the last byte out ended a line.
+constinit int g_printing = 0;
+constinit bool g_mid_line = false;
+
+// Marks a print as in progress while it lives.
+class Printing {
+ public:
+  Printing() { ++g_printing; }
+  ~Printing() { --g_printing; }
+  Printing(const Printing&) = delete;
+  Printing& operator=(const Printing&) = delete;
+};
+
+}  // namespace
+
+bool at_line_start() {
+  return g_printing == 0 && !g_mid_line;
+}
 
 void print(std::string_view text) {
+  const Printing printing;
   // Hand the board whole runs between newlines instead of one byte at a time.
   std::size_t run_start = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -19,9 +41,12 @@ void print(std::string_view text) {
     run_start = i + 1;
   }
   board::console_write(std::string_view(text.data() + run_start, text.size() - run_start));
+  if (!text.empty()) g_mid_line = text.back() != '\n';
 }
 
 void print_hex(std::uint64_t value) {
+  const Printing printing;
+  g_mid_line = true;
   constexpr std::string_view kDigits = "0123456789abcdef";
   std::array<char, 2 + 16> buffer{};  // "0x" + 16 nibbles of a 64-bit value
   std::size_t pos = buffer.size();
@@ -35,6 +60,8 @@ void print_hex(std::uint64_t value) {
 }
 
 void print_dec(std::int64_t value) {
+  const Printing printing;
+  g_mid_line = true;
   // Work on the magnitude as unsigned: negating INT64_MIN as a signed value is UB.
   const bool negative = value < 0;
   std::uint64_t magnitude =

@@ -19,6 +19,11 @@ void print_hex(std::uint64_t value);
 // `value` in decimal, with a leading '-' when negative.
 void print_dec(std::int64_t value);
 
+// True when no print is in progress and the last one ended its line: where
+// a report from an interrupt (the stall detector's) can start without
+// cutting someone's line in two (tests grep whole lines).
+bool at_line_start();
+
 }  // namespace starling::console
 
 #endif  // STARLING_KERNEL_CONSOLE_CONSOLE_H_

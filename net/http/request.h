@@ -66,6 +66,24 @@ struct Request {
   // The route's context (router.h), for handlers shared between routes.
   const void* context = nullptr;
 
+  // Back to a default Request for the connection's next one, without
+  // touching `headers` (header_count bounds what is read of it): assigning
+  // Request{} zeroed and copied its 1.6 KiB, ~1,700 instructions of every
+  // keep-alive GET (memset 790, memcpy 654, the rest inline). Every other
+  // member is reset here: keep it in step with the fields above.
+  void clear() {
+    method = Method::kOther;
+    method_text = {};
+    target = {};
+    path = {};
+    query = {};
+    version_minor = 1;
+    header_count = 0;
+    body = {};
+    keep_alive = true;
+    context = nullptr;
+  }
+
   // The first header named `name` (case-insensitive); empty if absent.
   std::string_view header(std::string_view name) const;
   std::span<const Header> all_headers() const { return {headers.data(), header_count}; }

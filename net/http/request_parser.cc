@@ -30,6 +30,12 @@ Method method_of(unsigned m) {
   }
 }
 
+// Names as constants: a literal passed as a string_view is measured by a
+// call to strlen at run time here (-ffreestanding).
+constexpr std::string_view kHost = "host";
+constexpr std::string_view kExpect = "expect";
+constexpr std::string_view kSchemes[] = {"http://", "https://"};
+
 bool is_blank(char c) {
   return c == ' ' || c == '\t';
 }
@@ -96,7 +102,7 @@ void RequestParser::reset() noexcept {
   expects_continue_ = false;
   unknown_expectation_ = false;
   chunked_ = false;
-  request_ = Request{};
+  request_.clear();
 }
 
 std::span<std::byte> RequestParser::room() noexcept {
@@ -190,7 +196,7 @@ RequestParser::State RequestParser::finish_head() noexcept {
   q.target = std::string_view(base + url_.begin, url_.size);
   std::string_view path = q.target;
   // Absolute form (RFC 9112 §3.2.2): the path starts after the authority.
-  for (std::string_view scheme : {std::string_view("http://"), std::string_view("https://")}) {
+  for (std::string_view scheme : kSchemes) {
     if (path.size() >= scheme.size() &&
         equals_ignoring_case(path.substr(0, scheme.size()), scheme)) {
       path.remove_prefix(scheme.size());
@@ -205,14 +211,26 @@ RequestParser::State RequestParser::finish_head() noexcept {
   q.path = path;
   q.header_count = fields_seen_;
   bool control_byte = false;
+  // Host and the first Expect are found in the same pass (a pass each, and
+  // Request::header's, before).
+  std::size_t hosts = 0;
+  std::string_view expect;
+  bool expect_seen = false;
   for (std::size_t i = 0; i < fields_seen_; ++i) {
-    q.headers[i] = {.name = std::string_view(base + fields_[i].begin, fields_[i].size),
-                    .value = trimmed(std::string_view(base + values_[i].begin, values_[i].size))};
+    Header& h = q.headers[i];
+    h = {.name = std::string_view(base + fields_[i].begin, fields_[i].size),
+         .value = trimmed(std::string_view(base + values_[i].begin, values_[i].size))};
     // http-parser checks every byte of a value but its first: RFC 9110
     // §5.5 allows no control byte but HTAB in any of them.
-    for (char c : q.headers[i].value) {
+    for (char c : h.value) {
       const auto u = static_cast<unsigned char>(c);
       if ((u < 0x20 && c != '\t') || u == 0x7f) control_byte = true;
+    }
+    if (equals_ignoring_case(h.name, kHost)) {
+      ++hosts;
+    } else if (!expect_seen && equals_ignoring_case(h.name, kExpect)) {
+      expect = h.value;
+      expect_seen = true;
     }
   }
   q.keep_alive = http_should_keep_alive(&parser_) != 0;
@@ -221,12 +239,8 @@ RequestParser::State RequestParser::finish_head() noexcept {
   if (parser_.http_major != 1) return fail(Status::kVersionNotSupported);
   if (control_byte) return fail(Status::kBadRequest);
   q.version_minor = static_cast<std::uint8_t>(parser_.http_minor);
-  std::size_t hosts = 0;
-  for (const Header& h : q.all_headers()) {
-    if (equals_ignoring_case(h.name, "host")) ++hosts;
-  }
   if (parser_.http_minor >= 1 ? hosts != 1 : hosts > 1) return fail(Status::kBadRequest);
-  if (std::string_view expect = q.header("expect"); !expect.empty()) {
+  if (!expect.empty()) {
     if (equals_ignoring_case(expect, "100-continue")) {
       expects_continue_ = parser_.http_minor >= 1 && (chunked_ || declared_length_ > 0);
     } else {

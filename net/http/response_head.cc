@@ -3,13 +3,69 @@
 #include <cstdint>
 #include <string_view>
 
-#include "kernel/metrics/text_writer.h"
-
 namespace starling::net::http {
 namespace {
 
 constexpr Method kAllowOrder[] = {Method::kGet, Method::kHead,   Method::kPost,
                                   Method::kPut, Method::kDelete, Method::kOptions};
+
+// The head's writer: one bounds check a piece, then the bytes. With
+// metrics::TextWriter (a store and a check a byte, its literals measured by
+// strlen) a 124-byte head cost ~1,630 instructions of a keep-alive GET
+// (render_head 1,207, strlen 420 in 10 calls); ~690 now. Copies are byte
+// loops, not memcpy: the pieces are short and the destination unaligned,
+// where a call to memcpy cost ~100 instructions each (9 a response) and
+// clang calls it for a literal of more than a few bytes.
+class HeadWriter {
+ public:
+  explicit HeadWriter(std::span<char> out) : out_(out) {}
+
+  template <std::size_t N>
+  [[clang::no_builtin("memcpy")]] void put(const char (&literal)[N]) {
+    if (fits(N - 1)) {
+      char* to = out_.data() + used_;
+      for (std::size_t i = 0; i + 1 < N; ++i) to[i] = literal[i];
+      used_ += N - 1;
+    }
+  }
+  [[clang::no_builtin("memcpy")]] void put(std::string_view text) {
+    if (fits(text.size())) {
+      char* to = out_.data() + used_;
+      for (const char c : text) *to++ = c;
+      used_ += text.size();
+    }
+  }
+  void put_decimal(std::uint64_t value) {
+    char digits[20];
+    std::size_t n = sizeof digits;
+    do {
+      digits[--n] = static_cast<char>('0' + value % 10);
+      value /= 10;
+    } while (value != 0);
+    put(std::string_view(digits + n, sizeof digits - n));
+  }
+  // A status code: three digits (status.h has no other).
+  void put_code(std::uint16_t code) {
+    if (fits(3)) {
+      out_[used_++] = static_cast<char>('0' + code / 100);
+      out_[used_++] = static_cast<char>('0' + code / 10 % 10);
+      out_[used_++] = static_cast<char>('0' + code % 10);
+    }
+  }
+  std::size_t size() const { return used_; }
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  bool fits(std::size_t n) {
+    if (n <= out_.size() - used_) return true;
+    overflowed_ = true;
+    return false;
+  }
+
+  std::span<char> out_;
+  std::size_t used_ = 0;
+  bool overflowed_ = false;
+};
 
 }  // namespace
 
@@ -23,10 +79,12 @@ Response status_response(Status status) {
   return r;
 }
 
-std::size_t render_head(const Response& response, const HeadOptions& options, std::span<char> out) {
-  metrics::TextWriter w(out);
+[[clang::no_builtin("memcpy")]] std::size_t render_head(const Response& response,
+                                                        const HeadOptions& options,
+                                                        std::span<char> out) {
+  HeadWriter w(out);
   w.put("HTTP/1.1 ");
-  w.put_decimal(code(response.status));
+  w.put_code(code(response.status));
   w.put(" ");
   w.put(reason(response.status));
   w.put("\r\nServer: starling\r\n");

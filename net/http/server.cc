@@ -1,5 +1,7 @@
 #include "net/http/server.h"
 
+#include <algorithm>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -135,7 +137,18 @@ class Connection {
   enum class Next : std::uint8_t { kKeepAlive, kClose, kReset };
 
  private:
-  Task<Read> read_more();
+  // A response rendered and counted, and what of it is still to be written.
+  struct Outgoing {
+    std::span<const std::byte> head;
+    std::span<const std::byte> body;  // empty: none (HEAD, 204, 304, empty)
+    std::size_t bytes = 0;            // head and body, for bytes_sent
+    bool keep_alive = false;
+  };
+
+  Read received(const Result<std::size_t>& n);
+  Outgoing prepare(Response& response, bool keep_alive);
+  std::optional<Next> try_send(Outgoing& out);
+  Task<Next> send_rest(Outgoing out);
   Task<Next> answer(Response response, bool keep_alive);
   Task<Next> refuse_request(Status status, bool body_pending);
   Task<Next> one_request(bool first);
@@ -149,24 +162,22 @@ class Connection {
   std::uint32_t served_ = 0;
 };
 
-// A read that could not even start (no frame for it) ends the connection.
-Connection::Read unwrap(const Result<Connection::Read>& r) {
-  return r.ok() ? *r : Connection::Read::kFailed;
-}
-
-// One read into the parser's room, bounded by the armed deadline.
-Task<Connection::Read> Connection::read_more() {
-  auto n = co_await deadline_.bound(stream_.read(parser_.room()));
-  if (!n.ok()) co_return n.error() == Error::kTimedOut ? Read::kTimedOut : Read::kFailed;
-  if (*n == 0) co_return Read::kEnd;
+// What one read into the parser's room (bounded by the armed deadline)
+// means for the connection. A read that could not even start (no frame for
+// it: kNoMemory) ends the connection. A plain function, not a coroutine of
+// its own around the read: that was a frame per request.
+Connection::Read Connection::received(const Result<std::size_t>& n) {
+  if (!n.ok()) return n.error() == Error::kTimedOut ? Read::kTimedOut : Read::kFailed;
+  if (*n == 0) return Read::kEnd;
   parser_.commit(*n);
   g_stats.bytes_received += *n;
-  co_return Read::kOk;
+  return Read::kOk;
 }
 
-// Writes a response: its head, then its body (unless HEAD or a body-less
-// status), one push, under the write deadline.
-Task<Connection::Next> Connection::answer(Response response, bool keep_alive) {
+// Renders a response's head into the slot (a head that does not fit is a
+// 500 instead) and counts it; its body is sent unless HEAD or a body-less
+// status.
+Connection::Outgoing Connection::prepare(Response& response, bool keep_alive) {
   const Request& request = parser_.request();
   keep_alive = keep_alive && !response.close;
   HeadOptions options{.keep_alive = keep_alive,
@@ -181,17 +192,55 @@ Task<Connection::Next> Connection::answer(Response response, bool keep_alive) {
   count(response.status);
   const bool send_body =
       request.method != Method::kHead && !has_no_body(response.status) && !response.body.empty();
-  deadline_.set(async::deadline_after(config_.write_timeout_ns));
   const auto head = bytes_of(slot_.response_head, n);
-  auto written = send_body ? co_await deadline_.bound(stream_.queue(head))
-                           : co_await deadline_.bound(stream_.write(head));
-  if (written.ok() && send_body) written = co_await deadline_.bound(stream_.write(response.body));
-  if (!written.ok()) {
-    if (written.error() == Error::kTimedOut) ++g_stats.write_timeouts;
-    co_return Next::kReset;
+  const auto body = send_body ? response.body : std::span<const std::byte>{};
+  return {.head = head, .body = body, .bytes = n + body.size(), .keep_alive = keep_alive};
+}
+
+// Head and body in one push, as far as the send buffer takes them now:
+// the connection's next step, or nullopt with `out` left holding what must
+// wait for room (send_rest). The usual response fits, and then no coroutine
+// frame is made and the write deadline is never armed (it bounds only a
+// wait, and there is none).
+std::optional<Connection::Next> Connection::try_send(Outgoing& out) {
+  const std::span<const std::byte> pieces[] = {out.head, out.body};
+  const auto taken = stream_.try_write(pieces, true);
+  if (!taken.ok()) return Next::kReset;
+  const std::size_t n = *taken;
+  const std::size_t from_head = std::min(n, out.head.size());
+  out.head = out.head.subspan(from_head);
+  out.body = out.body.subspan(n - from_head);
+  if (!out.head.empty() || !out.body.empty()) return std::nullopt;
+  g_stats.bytes_sent += out.bytes;
+  return out.keep_alive ? Next::kKeepAlive : Next::kClose;
+}
+
+// The rest of a response the send buffer did not take at once, under the
+// write deadline: the head's rest queued, then the body, one push. One
+// co_await in a loop: each await of a bounded write is ~400 bytes of code.
+Task<Connection::Next> Connection::send_rest(Outgoing out) {
+  deadline_.set(async::deadline_after(config_.write_timeout_ns));
+  for (const bool head : {true, false}) {
+    const std::span<const std::byte> piece = head ? out.head : out.body;
+    if (piece.empty()) continue;
+    const bool push = !head || out.body.empty();
+    const auto written =
+        co_await deadline_.bound(push ? stream_.write(piece) : stream_.queue(piece));
+    if (!written.ok()) {
+      if (written.error() == Error::kTimedOut) ++g_stats.write_timeouts;
+      co_return Next::kReset;
+    }
   }
-  g_stats.bytes_sent += n + (send_body ? response.body.size() : 0);
-  co_return keep_alive ? Next::kKeepAlive : Next::kClose;
+  g_stats.bytes_sent += out.bytes;
+  co_return out.keep_alive ? Next::kKeepAlive : Next::kClose;
+}
+
+// Writes a response (the refusals' and the other rare answers' way; the
+// handler's answer takes the same steps inline in one_request).
+Task<Connection::Next> Connection::answer(Response response, bool keep_alive) {
+  Outgoing out = prepare(response, keep_alive);
+  if (const auto next = try_send(out)) co_return *next;
+  co_return co_await send_rest(out);
 }
 
 // An answer the server gives itself (4xx, 5xx). body_pending: part of the
@@ -212,8 +261,13 @@ Task<Connection::Next> Connection::one_request(bool first) {
   deadline_.set(
       async::deadline_after(head_clock ? config_.head_timeout_ns : config_.idle_timeout_ns));
   RequestParser::State state;
+  // The head's deadline once its first byte came, armed only if the head
+  // needs another read: a kept-alive request whose head comes in one
+  // segment (the usual) then moves no timer for it.
+  std::optional<std::uint64_t> head_due;
   while ((state = parser_.advance()) == RequestParser::State::kNeedMore) {
-    const Read r = unwrap(co_await read_more());
+    if (head_due) deadline_.set(*std::exchange(head_due, std::nullopt));
+    const Read r = received(co_await deadline_.bound(stream_.read(parser_.room())));
     if (r == Read::kTimedOut) {
       if (!head_clock) {
         ++g_stats.idle_closes;
@@ -225,7 +279,7 @@ Task<Connection::Next> Connection::one_request(bool first) {
     if (r != Read::kOk) co_return r == Read::kEnd ? Next::kClose : Next::kReset;
     if (!head_clock) {
       head_clock = true;
-      deadline_.set(async::deadline_after(config_.head_timeout_ns));
+      head_due = async::deadline_after(config_.head_timeout_ns);
     }
   }
   if (state == RequestParser::State::kError) {
@@ -271,7 +325,7 @@ Task<Connection::Next> Connection::one_request(bool first) {
   }
   deadline_.set(async::deadline_after(config_.body_timeout_ns));
   while ((state = parser_.advance()) == RequestParser::State::kNeedMore) {
-    const Read r = unwrap(co_await read_more());
+    const Read r = received(co_await deadline_.bound(stream_.read(parser_.room())));
     if (r == Read::kTimedOut) {
       ++g_stats.body_timeouts;
       co_return co_await refuse_request(Status::kRequestTimeout, true);
@@ -295,8 +349,10 @@ Task<Connection::Next> Connection::one_request(bool first) {
                                      : Status::kInternalServerError);
     co_return co_await answer(std::move(r), false);
   }
-  co_return co_await answer(std::move(*response),
-                            request.keep_alive && served_ < config_.max_requests);
+  // answer()'s steps, inline: its frame and two moves of the Response.
+  Outgoing out = prepare(*response, request.keep_alive && served_ < config_.max_requests);
+  if (const auto next = try_send(out)) co_return *next;
+  co_return co_await send_rest(out);
 }
 
 Task<void> Connection::run() {

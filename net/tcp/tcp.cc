@@ -352,6 +352,39 @@ async::Task<std::size_t> TcpStream::queue(std::span<const std::byte> data) noexc
   return send(data, false);
 }
 
+namespace {
+
+// Queues as much of `data` as lwIP takes now: the send buffer, the segment
+// queue and lwIP's heap (ERR_MEM) bound it. The bytes taken, or lwIP's
+// error. `more`: data follows, so no segment of this gets PSH.
+Result<std::size_t> queue_what_fits(tcp_pcb* pcb, std::span<const std::byte> data, bool more) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const std::size_t space = tcp_sndbuf(pcb);
+    if (space == 0 || tcp_sndqueuelen(pcb) >= TCP_SND_QUEUELEN) break;
+    const std::size_t left = data.size() - done;
+    const auto chunk = static_cast<u16_t>(std::min({space, left, std::size_t{0xFFFF}}));
+    const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left || more ? TCP_WRITE_FLAG_MORE : 0);
+    const err_t err = tcp_write(pcb, data.data() + done, chunk, flags);
+    if (err == ERR_MEM) break;
+    if (err != ERR_OK) return Unexpected(from_lwip_error(err));
+    done += chunk;
+  }
+  return done;
+}
+
+// Sends what is queued. A full TX ring (ERR_WOULDBLOCK) or heap (ERR_MEM):
+// the data stays queued, and lwIP sends it when room returns.
+Result<void> push_queued(tcp_pcb* pcb) {
+  const err_t err = tcp_output(pcb);
+  if (err != ERR_OK && err != ERR_MEM && err != ERR_WOULDBLOCK) {
+    return Unexpected(from_lwip_error(err));
+  }
+  return {};
+}
+
+}  // namespace
+
 async::Task<std::size_t> TcpStream::send(std::span<const std::byte> data, bool push) noexcept {
   Conn* c = conn_;
   if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
@@ -359,34 +392,42 @@ async::Task<std::size_t> TcpStream::send(std::span<const std::byte> data, bool p
   while (done < data.size()) {
     if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
     if (c->tx_shut) co_return Unexpected(Error::kInvalidArgument);
-    tcp_pcb* pcb = c->pcb;
-    const std::size_t space = tcp_sndbuf(pcb);
-    if (space > 0 && tcp_sndqueuelen(pcb) < TCP_SND_QUEUELEN) {
-      const std::size_t left = data.size() - done;
-      const auto chunk = static_cast<u16_t>(std::min({space, left, std::size_t{0xFFFF}}));
-      const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left || !push ? TCP_WRITE_FLAG_MORE : 0);
-      const err_t err = tcp_write(pcb, data.data() + done, chunk, flags);
-      if (err == ERR_OK) {
-        done += chunk;
-        continue;
-      }
-      if (err != ERR_MEM) co_return Unexpected(from_lwip_error(err));
-    }
+    const auto taken = queue_what_fits(c->pcb, data.subspan(done), !push);
+    if (!taken.ok()) co_return Unexpected(taken.error());
+    done += *taken;
+    if (done == data.size()) break;
     // No room (send buffer, segment queue or lwIP's heap): push what is
     // queued and wait for acknowledgements (sent), the poll timer or an error.
     c->tx_event.reset();
-    tcp_output(pcb);
+    tcp_output(c->pcb);
     co_await c->tx_event.wait();
   }
   if (push && c->pcb != nullptr) {
-    const err_t err = tcp_output(c->pcb);
-    // A full TX ring (ERR_WOULDBLOCK) or heap (ERR_MEM): the data is queued,
-    // lwIP sends it when room returns.
-    if (err != ERR_OK && err != ERR_MEM && err != ERR_WOULDBLOCK) {
-      co_return Unexpected(from_lwip_error(err));
-    }
+    if (auto pushed = push_queued(c->pcb); !pushed.ok()) co_return Unexpected(pushed.error());
   }
   co_return done;
+}
+
+Result<std::size_t> TcpStream::try_write(std::span<const std::span<const std::byte>> pieces,
+                                         bool push) noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) return Unexpected(Error::kInvalidArgument);
+  if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
+  if (c->tx_shut) return Unexpected(Error::kInvalidArgument);
+  std::size_t left = 0;
+  for (const auto& piece : pieces) left += piece.size();
+  std::size_t done = 0;
+  for (const auto& piece : pieces) {
+    left -= piece.size();
+    const auto taken = queue_what_fits(c->pcb, piece, left > 0 || !push);
+    if (!taken.ok()) return Unexpected(taken.error());
+    done += *taken;
+    if (*taken < piece.size()) return done;  // the rest waits for room
+  }
+  if (push) {
+    if (auto pushed = push_queued(c->pcb); !pushed.ok()) return Unexpected(pushed.error());
+  }
+  return done;
 }
 
 Result<void> TcpStream::shutdown() noexcept {

@@ -86,6 +86,15 @@ class TcpStream {
   // response head and its body leave in one segment, not a small one first.
   async::Task<std::size_t> queue(std::span<const std::byte> data) noexcept;
 
+  // Without waiting: queues as much of `pieces` (in order) as lwIP takes
+  // now, and pushes it (tcp_output) if that is all of it and `push`.
+  // Returns the bytes taken; the rest is for queue()/write(), which wait
+  // for room. A reply that fits the send buffer (an HTTP response, usually)
+  // goes out with no coroutine frame and no deadline armed for the wait it
+  // never has.
+  Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
+                                bool push) noexcept;
+
   // Half-close: sends FIN after the queued data; reads still work.
   Result<void> shutdown() noexcept;
   // Graceful close (tcp_close: queued data is still delivered, then FIN);

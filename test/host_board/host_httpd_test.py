@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from host_process import App, report, run_in_namespace  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import Checks, metrics  # noqa: E402
+from http_checks import Checks, check_index, curl, metrics  # noqa: E402
 
 GUEST = "10.0.2.15"
 BASE = f"http://{GUEST}"
@@ -35,11 +35,6 @@ BURST = 500
 CONCURRENCY = 8
 
 check = Checks()
-
-
-def curl(*args, input_bytes=None):
-    return subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", *args],
-                          capture_output=True, input=input_bytes, timeout=30)
 
 
 def inside(args):
@@ -50,17 +45,7 @@ def inside(args):
         if not app.wait_for("httpd: ready", args.timeout):
             check(False, "httpd printed 'httpd: ready'")
             return finish(app)
-        # The first request waits for ARP: retry it for a moment.
-        for _ in range(50):
-            r = curl("--include", BASE + "/")
-            if r.returncode == 0:
-                break
-            time.sleep(0.1)
-        head, _, body = r.stdout.partition(b"\r\n\r\n")
-        check(r.returncode == 0 and head.startswith(b"HTTP/1.1 200 OK"), "curl GET / is 200")
-        check(body == index, f"GET / is site/index.html byte for byte ({len(body)} of {len(index)} bytes)")
-        check(b"\r\nContent-Type: text/html; charset=utf-8" in head, "index.html is text/html")
-        check(re.search(rb'\r\nETag: "[0-9a-f]{16}"', head) is not None, "GET / carries a strong ETag")
+        check_index(check, BASE, index)
 
         r = curl(BASE + "/healthz")
         check(r.returncode == 0 and r.stdout == b"ok\n", "GET /healthz is ok")

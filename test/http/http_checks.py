@@ -8,6 +8,9 @@ From another package: list "//test/http:http_checks.py" in the test's data
 and put os.path.join(os.environ["TEST_SRCDIR"], "starling", "test", "http")
 on sys.path.
 """
+import re
+import subprocess
+import time
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -30,6 +33,29 @@ class Checks:
         print("---- console ----")
         print(text[-2000:])
         return 1 if self.failures else 0
+
+
+def curl(*args, input_bytes=None):
+    """curl, bounded: 10 s for the transfer, 30 s for the process."""
+    return subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", *args],
+                          capture_output=True, input=input_bytes, timeout=30)
+
+
+def check_index(check, base, index):
+    """GET / (retried for 5 s: the first may wait for ARP or the listener):
+    200, the site's index.html byte for byte, text/html, a strong ETag.
+    Returns the response head."""
+    for _ in range(50):
+        r = curl("--include", base + "/")
+        if r.returncode == 0:
+            break
+        time.sleep(0.1)
+    head, _, body = r.stdout.partition(b"\r\n\r\n")
+    check(r.returncode == 0 and head.startswith(b"HTTP/1.1 200 OK"), "curl GET / is 200")
+    check(body == index, f"GET / is site/index.html byte for byte ({len(body)} of {len(index)} bytes)")
+    check(b"\r\nContent-Type: text/html; charset=utf-8" in head, "index.html is text/html")
+    check(re.search(rb'\r\nETag: "[0-9a-f]{16}"', head) is not None, "GET / carries a strong ETag")
+    return head
 
 
 def metrics(port, host="127.0.0.1"):

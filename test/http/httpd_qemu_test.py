@@ -15,7 +15,6 @@ import http.client
 import os
 import re
 import socket
-import subprocess
 import sys
 import time
 
@@ -23,7 +22,7 @@ sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "
 from qemu_guest import QemuGuest, free_port  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import Checks, metrics  # noqa: E402
+from http_checks import Checks, check_index, curl, metrics  # noqa: E402
 
 check = Checks()
 
@@ -60,10 +59,6 @@ def status_of(reply):
     return int(m.group(1)) if m else None
 
 
-def curl(*args, input_bytes=None):
-    return subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", *args],
-                          capture_output=True, input=input_bytes)
-
 
 
 def main():
@@ -83,18 +78,8 @@ def main():
             check(False, "httpd printed ready")
             return check.finish(guest)
         base = f"http://127.0.0.1:{port}"
-        # The service may start a moment after "ready": retry the first GET.
-        for _ in range(50):
-            r = curl("--include", base + "/")
-            if r.returncode == 0:
-                break
-            time.sleep(0.1)
-        head, _, body = r.stdout.partition(b"\r\n\r\n")
-        check(r.returncode == 0 and head.startswith(b"HTTP/1.1 200 OK"), "curl GET / is 200")
-        check(body == index, "GET / is site/index.html byte for byte")
-        check(b"\r\nContent-Type: text/html; charset=utf-8" in head, "index.html is text/html")
+        head = check_index(check, base, index)
         etag = re.search(rb'\r\nETag: ("[0-9a-f]{16}")', head)
-        check(etag is not None, "GET / carries a strong ETag")
         if etag:
             r = curl("--include", "--header", "If-None-Match: " + etag.group(1).decode(), base + "/")
             check(r.stdout.startswith(b"HTTP/1.1 304 Not Modified"), "a matching If-None-Match is 304")
@@ -213,6 +198,8 @@ def main():
             check(values.get(f'starling_http_responses_total{{code="{code}"}}', 0) >= 1,
                   f"responses counted for {code}")
         check(values.get("starling_http_body_buffers") == 1, "body buffers: only the scrape's own held")
+        check(values.get("starling_stall_threshold_nanoseconds") == 10_000_000,
+              "the stall detector watches with its default 10 ms")
         check(values.get("starling_tcp_connections", 99) <= 2, "TCP connections back to baseline")
         # The page's own cost (kernel/metrics/page.h): this page shows the
         # render of the scrape before it.
