@@ -19,10 +19,11 @@ using InitFunction = void (*)();
 
 }  // namespace
 
-// Weak: an image that never asks for entropy links no source (the board's
-// entropy library is pulled in only by a strong reference, net's).
+// Does nothing, weakly: a board whose entropy source is slow defines the
+// real one (kernel/hal/entropy.h) in the library that an image links only if
+// something uses entropy, so only those images wait for it at boot.
 namespace starling::hal {
-[[gnu::weak]] void prime_entropy();
+[[gnu::weak]] void prime_entropy() {}
 }  // namespace starling::hal
 
 // Bounds of .init_array, from the linker script.
@@ -88,8 +89,8 @@ extern "C" [[noreturn]] void starling_kernel_start(unsigned long hart_id, unsign
   }
 
   // Before any task: a slow entropy source's first wait holds up nobody here
-  // (kernel/hal/entropy.h). Absent unless the image uses entropy.
-  if (&hal::prime_entropy != nullptr) hal::prime_entropy();
+  // (kernel/hal/entropy.h).
+  hal::prime_entropy();
 
   // After the interrupt controller: the busy tick changes which interrupts
   // are live while tasks run (kernel/hal/busy_tick.h).

@@ -25,9 +25,9 @@ Result<void> fill_entropy(std::span<std::byte> out);
 // Optional, for a board whose source answers slowly (qemu_virt: virtio-rng,
 // 10 ms and more, polled): gathers the first bytes at boot, before any task
 // runs, so that no task holds the hart waiting on the device; fill_entropy()
-// serves them first. The kernel calls it (kernel/boot/start.cc) through a
-// weak reference: only images that use entropy link a source, and only they
-// pay the wait.
+// serves them first. The kernel calls it (kernel/boot/start.cc), whose own
+// definition is a weak one that does nothing: only images that use entropy
+// link a source, and only they pay the wait.
 void prime_entropy();
 
 // What fill_entropy() reads from, for the console and the metrics
