@@ -153,6 +153,48 @@ TEST_F(TcpTest, WriteWaitsForSendSpaceWithSlowReader) {
   EXPECT_TRUE(run(body()).ok());
 }
 
+// try_write takes what the send buffer holds now, never waits, and leaves
+// the rest for write(); the peer gets every byte once, in order, across the
+// pieces' boundary.
+TEST_F(TcpTest, TryWriteTakesWhatFitsAndWriteSendsTheRest) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7009, 4);
+    if (!l) co_return Unexpected(l.error());
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(7009));
+    if (!c) co_return Unexpected(c.error());
+    Result<TcpStream> s = co_await l->accept();
+    if (!s) co_return Unexpected(s.error());
+    constexpr std::size_t kSize = 512 * 1024;  // > the send buffer
+    std::vector<std::byte> data(kSize);
+    for (std::size_t i = 0; i < kSize; ++i) data[i] = pattern(i);
+    const std::span<const std::byte> all(data);
+    const std::span<const std::byte> pieces[] = {all.first(100), all.subspan(100)};
+    Result<std::size_t> taken = s->try_write(pieces, true);
+    EXPECT_TRUE(taken.ok());
+    const std::size_t n = taken.ok() ? *taken : 0;
+    EXPECT_GT(n, 100u) << "the first piece and some of the second fit";
+    EXPECT_LT(n, kSize) << "a send buffer smaller than 512 KiB took it all";
+    // Nothing was read: the buffer is still full, so nothing more fits.
+    const std::span<const std::byte> rest[] = {all.subspan(n)};
+    Result<std::size_t> again = s->try_write(rest, true);
+    EXPECT_TRUE(again.ok() && *again == 0);
+    auto writer = [](TcpStream& s, std::span<const std::byte> d) -> Task<void> {
+      Result<std::size_t> w = co_await s.write(d);
+      if (!w) co_return Unexpected(w.error());
+      co_return s.shutdown();
+    };
+    async::Scope scope;
+    (void)scope.spawn(writer(*s, all.subspan(n)));
+    Result<std::vector<std::byte>> got = co_await read_all(*c);
+    EXPECT_TRUE((co_await scope.join()).ok());
+    EXPECT_TRUE(got.ok() && *got == data);
+    EXPECT_TRUE(c->close().ok());
+    EXPECT_TRUE(s->close().ok());
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
 TEST_F(TcpTest, ReadTimeoutLeavesStreamUsable) {
   auto body = []() -> Task<void> {
     Result<TcpListener> l = TcpListener::listen(7004, 4);
