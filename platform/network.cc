@@ -9,7 +9,6 @@
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
-#include "kernel/fdt/device_tree.h"
 #include "kernel/mem/address.h"
 #include "kernel/mem/page_metrics.h"
 #include "kernel/metrics/page.h"
@@ -73,20 +72,12 @@ void register_metrics(std::string_view app, Netif& netif) {
   }
 }
 
-std::string_view read_bootargs(const BootInfo& boot) {
-  auto tree = fdt::DeviceTree::open(mem::to_pointer(boot.dtb), fdt::kMaxFirmwareTreeBytes);
-  if (!tree.ok()) return {};
-  auto chosen = fdt::read_chosen(*tree);
-  if (!chosen.ok() || !chosen->bootargs) return {};
-  return *chosen->bootargs;
-}
-
 }  // namespace
 
 async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot,
                                       async::Scope& scope) {
   Network network;
-  network.bootargs = read_bootargs(boot);
+  network.bootargs = fdt::firmware_bootargs(mem::to_pointer(boot.dtb));
   network.ip = net::kQemuUserDefault;
   if (!network.bootargs.empty()) {
     const auto parsed = net::parse_bootargs(network.bootargs);

@@ -39,6 +39,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
 #include "kernel/hal/clock.h"
+#include "kernel/lib/bootargs.h"
 #include "kernel/metrics/registry.h"
 #include "kernel/metrics/stats_line.h"
 #include "net/ipbench/utilisation.h"
@@ -80,7 +81,7 @@ struct Settings {
 // local subnet once it is known.
 Settings settings(std::string_view bootargs) {
   Settings out;
-  const auto stats_from = net::bootarg_value(bootargs, "starling.stats_from");
+  const auto stats_from = bootarg_value(bootargs, "starling.stats_from");
   if (stats_from.found) {
     auto subnet = net::parse_subnet(stats_from.value);
     if (subnet.ok()) {

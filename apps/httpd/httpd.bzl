@@ -36,12 +36,12 @@ def httpd_app(name, site, **kwargs):
             "//kernel/async",
             "//kernel/boot:interface",
             "//kernel/console",
+            "//kernel/lib:bootargs",
             "//kernel/metrics",
             "//kernel/metrics:page",
             "//net/http:protocol",
             "//net/http:server",
             "//net/http:site",
-            "//net/netif:ip_config",
             "//platform:network",
         ],
         **kwargs

@@ -15,7 +15,6 @@
 // `bazel run //apps/httpd:qemu` forwards 127.0.0.1:18080/tcp (or
 // STARLING_HTTPD_PORT) to the guest's port 80 and prints it.
 
-#include <charconv>
 #include <cstdint>
 #include <string_view>
 
@@ -25,6 +24,7 @@
 #include "kernel/async/task.h"
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
+#include "kernel/lib/bootargs.h"
 #include "kernel/metrics/page.h"
 #include "kernel/metrics/prometheus.h"
 #include "kernel/metrics/registry.h"
@@ -33,7 +33,6 @@
 #include "net/http/server.h"
 #include "net/http/server_metrics.h"
 #include "net/http/site.h"
-#include "net/netif/ip_config.h"
 #include "platform/network.h"
 
 namespace starling {
@@ -89,12 +88,10 @@ const net::http::Route kRoutes[] = {
 // A number bootarg in [low, high], else `fallback` (with a console line).
 std::uint64_t number_arg(std::string_view bootargs, std::string_view key, std::uint64_t low,
                          std::uint64_t high, std::uint64_t fallback) {
-  const auto arg = net::bootarg_value(bootargs, key);
+  const auto arg = bootarg_value(bootargs, key);
   if (!arg.found) return fallback;
   std::uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(arg.value.data(), arg.value.data() + arg.value.size(), v);
-  if (arg.repeated || ec != std::errc() || end != arg.value.data() + arg.value.size() || v < low ||
-      v > high) {
+  if (arg.repeated || !parse_bootarg_number(arg.value, low, high, &v)) {
     print("httpd: ignoring ");
     print(key);
     print("= (want one number from ");

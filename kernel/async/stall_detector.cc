@@ -41,7 +41,9 @@ bool print_stall_report(const StallReport& report) {
   if (report.suppressed_before != 0) {
     console::print(kPrefix);
     console::print_dec(static_cast<std::int64_t>(report.suppressed_before));
-    console::print(" stalls not reported since the last report (at most 5 a minute)\n");
+    console::print(" stalls not reported since the last report (at most ");
+    console::print_dec(static_cast<std::int64_t>(kStallReportsPerMinute));
+    console::print(" a minute)\n");
   }
   console::print(kPrefix);
   console::print("backtrace\n");
@@ -110,7 +112,9 @@ std::uint64_t stall_threshold_from_bootargs(std::string_view bootargs) noexcept 
     console::print("Starling: ignoring starling.stall_ms=");
     console::print(arg.value);
     console::print(arg.repeated ? " (given twice)" : "");
-    console::print(": want one whole number of milliseconds from 0 (off) to 60000; using ");
+    console::print(": want one whole number of milliseconds from 0 (off) to ");
+    console::print_dec(static_cast<std::int64_t>(kMaxStallThresholdMs));
+    console::print("; using ");
     print_ms(kDefaultStallThresholdNs);
     console::print("\n");
     return kDefaultStallThresholdNs;
@@ -121,7 +125,7 @@ std::uint64_t stall_threshold_from_bootargs(std::string_view bootargs) noexcept 
 Result<void> start_stall_detector(std::uint64_t threshold_ns) noexcept {
   g_detector.set_threshold(threshold_ns);
   const std::uint64_t period = g_detector.sample_period_ns();
-  auto started = hal::set_busy_tick(period, period != 0 ? &on_busy_tick : nullptr);
+  auto started = hal::set_busy_tick(period, &on_busy_tick);
   if (!started.ok()) {
     g_detector.set_threshold(0);
     console::print("Starling: stall detector unavailable on this board (");

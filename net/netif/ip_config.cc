@@ -1,5 +1,7 @@
 #include "net/netif/ip_config.h"
 
+#include "kernel/lib/bootargs.h"
+
 namespace starling::net {
 namespace {
 

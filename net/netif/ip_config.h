@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string_view>
 
-#include "kernel/lib/bootargs.h"
 #include "kernel/lib/result.h"
 
 // How the netif gets its IPv4 address: static (address/prefix, gateway) or
@@ -60,11 +59,6 @@ struct Subnet {
 
 // Parses "A.B.C.D/PREFIX" (PREFIX 0..32). kInvalidArgument otherwise.
 Result<Subnet> parse_subnet(std::string_view text);
-
-// The command line's one token walk lives with the kernel (which reads
-// starling.stall_ms= before any network exists); net's parsers use it as theirs.
-using starling::bootarg_value;
-using starling::BootargValue;
 
 // "10.0.2.15" into out (at least 16 bytes); the length written.
 std::size_t format_ipv4(std::uint32_t address, char* out);

@@ -1,7 +1,7 @@
 #include "platform/star64/gmac_params.h"
 
 #include "kernel/fdt/chosen.h"
-#include "net/netif/ip_config.h"
+#include "kernel/lib/bootargs.h"
 
 namespace starling::board {
 namespace {
@@ -319,8 +319,7 @@ const char* gmac_error_fix(GmacError error) {
 GmacChoice parse_gmac_bootargs(std::string_view bootargs, const Params& base) {
   GmacChoice choice;
   choice.params = base;
-  const net::BootargValue arg =
-      net::bootarg_value(bootargs, kGmacBootarg.substr(0, kGmacBootarg.size() - 1));
+  const BootargValue arg = bootarg_value(bootargs, kGmacBootarg.substr(0, kGmacBootarg.size() - 1));
   choice.found = arg.found;
   if (!arg.found) return choice;
   if (arg.repeated) {

@@ -1,7 +1,7 @@
 #include "platform/star64/mac_address.h"
 
 #include "kernel/fdt/chosen.h"
-#include "net/netif/ip_config.h"
+#include "kernel/lib/bootargs.h"
 
 namespace starling::board {
 namespace {
@@ -82,8 +82,7 @@ MacError parse_mac(std::string_view text, hal::MacAddress* out) {
 MacBootarg parse_mac_bootargs(std::string_view bootargs) {
   MacBootarg result;
   // The key is the token's prefix without its '='.
-  const net::BootargValue arg =
-      net::bootarg_value(bootargs, kMacBootarg.substr(0, kMacBootarg.size() - 1));
+  const BootargValue arg = bootarg_value(bootargs, kMacBootarg.substr(0, kMacBootarg.size() - 1));
   result.found = arg.found;
   if (!arg.found) return result;
   result.error = arg.repeated ? MacError::kDuplicate : parse_mac(arg.value, &result.mac);
