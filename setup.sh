@@ -365,6 +365,23 @@ lwip_served() {
   grep -qF "$LWIP_VERSION" <<<"$out"
 }
 
+# Bazel's sandboxes live on /dev/shm (.bazelrc: --sandbox_base): a tree of
+# symlinks per action, and the action's outputs until Bazel moves them out (a
+# host test linked with ASan runs to tens of MB). Warns when /dev/shm is
+# missing or small, as in a container started with the default --shm-size.
+SHM_MIN_MB=1024
+check_shm() {
+  local avail
+  if [[ ! -d /dev/shm || ! -w /dev/shm ]]; then
+    warn "/dev/shm is missing or not writable: Bazel's sandboxes go there (.bazelrc, --sandbox_base). Fix: mount a tmpfs on /dev/shm, or put 'build --sandbox_base=' in user.bazelrc (sandboxes on the disk: a cold build about 40% slower)."
+    return
+  fi
+  avail=$(df -Pm /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }')
+  if [[ -n $avail ]] && ((avail < SHM_MIN_MB)); then
+    warn "/dev/shm has ${avail} MB free, less than ${SHM_MIN_MB} MB: Bazel's sandboxes go there (.bazelrc, --sandbox_base) and a large link may not fit. Fix: a larger /dev/shm (docker run --shm-size=2g), or 'build --sandbox_base=' in user.bazelrc (sandboxes on the disk: a cold build about 40% slower)."
+  fi
+}
+
 # Appends to PROBLEMS anything wrong with the installed result.
 verify_result() {
   local bv qv
@@ -498,6 +515,7 @@ main() {
   fi
 
   # 4. verify.
+  check_shm
   verify_result
   if ((${#PROBLEMS[@]})); then
     for p in "${PROBLEMS[@]}"; do printf '%s: error: %s\n' "$PROG" "$p" >&2; done

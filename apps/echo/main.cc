@@ -1,4 +1,4 @@
-// echo: the benchmark's echo server (../shared/docs/BENCHMARK.md).
+// echo: the benchmark's echo server (docs/benchmarks.md).
 //   UDP 1235: every datagram goes back to its sender, byte for byte.
 //   TCP 1236: every connection's bytes go back on it, many connections at once.
 //   TCP 1237: the ipbench cpu_target_lukem utilisation service, one client at

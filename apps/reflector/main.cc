@@ -1,5 +1,5 @@
 // reflector: the raw layer-2 reflector that bench/echo measures the echo app
-// against (../shared/docs/BENCHMARK.md, "the platform's own limit"). It takes
+// against (docs/benchmarks.md: "the platform's limit"). It takes
 // a batch of frames from the board's NIC, swaps each frame's source and
 // destination MAC in place, transmits the batch from the buffers it arrived
 // in (no copy: transmit_in_place) and releases them (each goes back to the

@@ -5,6 +5,8 @@
 # runs the gate on the QEMU images there (//bench/cost:cost_gate_qemu), and
 # the gate must refuse it naming the UDP echo's figure, with the table and
 # the command that updates the budgets. A gate that passes this is no gate.
+# The nested build takes every action the loop does not change (most of the
+# two images, the generator) from the outer build's disk cache.
 set -uo pipefail
 source toolchain/tests/nested_bazel.sh
 
@@ -26,7 +28,8 @@ deb_cache=$(_deb_cache)
 # nested run must see its own runfiles, not this test's.
 (cd "$scratch" && env -u TEST_TMPDIR -u TEST_SRCDIR -u RUNFILES_DIR \
   bazel --batch --output_base="$TEST_TMPDIR/gate" run --color=no --curses=no --noshow_progress \
-  --repo_env=STARLING_DEB_CACHE="$deb_cache" "${repos[@]}" //bench/cost:cost_gate_qemu) \
+  --repo_env=STARLING_DEB_CACHE="$deb_cache" --disk_cache="$(outer_disk_cache)" "${repos[@]}" \
+  //bench/cost:cost_gate_qemu) \
   >"$TEST_TMPDIR/gate.out" 2>"$TEST_TMPDIR/gate.log"
 rc=$?
 cat "$TEST_TMPDIR/gate.out"

@@ -8,7 +8,7 @@
 
 #include "bench/echo/rtt_stats.h"
 
-// The ipbench CSV of ../shared/docs/BENCHMARK.md: the header, and one row
+// The ipbench CSV of docs/benchmarks.md: the header, and one row
 // per requested rate. Idle_Cycles and Total_Cycles are empty when the peer
 // has no utilisation service (e.g. Linux's echo).
 namespace starling::bench {

@@ -7,7 +7,7 @@
 #include "bench/echo/csv.h"
 
 // The client side of the ipbench cpu_target_lukem utilisation protocol
-// (../shared/docs/BENCHMARK.md): judging the server's replies. The socket
+// (docs/benchmarks.md): judging the server's replies. The socket
 // work is in loadgen.cc; what can be wrong in the parsing is here.
 namespace starling::bench {
 

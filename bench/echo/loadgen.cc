@@ -1,4 +1,4 @@
-// loadgen: the echo benchmark's load generator (../shared/docs/BENCHMARK.md,
+// loadgen: the echo benchmark's load generator (docs/benchmarks.md,
 // issue 6). For each requested rate: paced packets carrying a sequence
 // number and a send timestamp, a warm-up and a cool-down not recorded, a
 // fixed number of recorded samples in between, the ipbench utilisation

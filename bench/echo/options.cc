@@ -8,7 +8,7 @@
 namespace starling::bench {
 
 const char kUsage[] =
-    R"(loadgen: the ipbench-style echo load generator (../shared/docs/BENCHMARK.md).
+    R"(loadgen: the ipbench-style echo load generator (docs/benchmarks.md).
 Prints the CSV header and one row per rate on stdout; notes on stderr.
 
   loadgen --target IP --rates R1,R2,... [options]

@@ -1,5 +1,5 @@
 // The utilisation service (TCP 1237) end to end over the loopback netif:
-// a client speaks the exact lines of docs/BENCHMARK.md and checks every reply.
+// a client speaks the exact lines of docs/benchmarks.md and checks every reply.
 #include "net/ipbench/utilisation.h"
 
 #include <gtest/gtest.h>

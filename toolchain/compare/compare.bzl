@@ -56,8 +56,14 @@ def _variant_transition_impl(settings, attr):
         "//command_line_option:features": ["-sanitizers"],
         "//command_line_option:extra_toolchains": attr.first_toolchains + settings["//command_line_option:extra_toolchains"],
         "//command_line_option:platforms": attr.platform or settings["//command_line_option:platforms"],
-        # Each configuration in directories of its own (bazel-out/k8-opt-<variant>).
-        "//command_line_option:platform_suffix": "-" + attr.variant,
+        # Each other configuration in directories of its own
+        # (bazel-out/k8-opt-<variant>-ST-...). The default compiler's (no
+        # toolchain put first) keeps the suffix in force: its options are then
+        # the cost gate's (bench/cost/opt.bzl), whose images are the same
+        # actions, built once for both.
+        "//command_line_option:platform_suffix": (
+            "-" + attr.variant if attr.first_toolchains else settings["//command_line_option:platform_suffix"]
+        ),
     }
 
 _variant_transition = transition(
@@ -65,6 +71,7 @@ _variant_transition = transition(
     inputs = [
         "//command_line_option:extra_toolchains",
         "//command_line_option:platforms",
+        "//command_line_option:platform_suffix",
     ],
     outputs = [
         "//command_line_option:compilation_mode",

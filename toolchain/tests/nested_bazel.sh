@@ -1,7 +1,7 @@
 # Sourced by the toolchain tests that run a Bazel of their own on this
 # workspace, in a fresh output base under $TEST_TMPDIR.
 #
-#   nested_bazel NAME [--reuse-repositories] COMMAND ARGS...
+#   nested_bazel NAME [--reuse-repositories] [--no-disk-cache] COMMAND ARGS...
 #
 # NAME picks the output base ($TEST_TMPDIR/NAME). With --reuse-repositories the
 # pinned repositories the outer build already fetched are reused (fast: for
@@ -21,14 +21,26 @@ _outer_external() {
   echo "${clang%%/external/starling_llvm/*}/external"
 }
 
-# Bazel sets HOME to $TEST_TMPDIR for tests: find the user's real deb cache so
-# fresh output bases do not download the toolchain again.
+# Bazel sets HOME to $TEST_TMPDIR for tests: the user's real home.
+_real_home() {
+  getent passwd "$(id -u)" | cut -d: -f6
+}
+
+# The user's deb cache, so fresh output bases do not download the toolchain
+# again.
 _deb_cache() {
   if [[ -n "${STARLING_DEB_CACHE:-}" ]]; then
     echo "$STARLING_DEB_CACHE"
   else
-    echo "$(getent passwd "$(id -u)" | cut -d: -f6)/.cache/starling/debs"
+    echo "$(_real_home)/.cache/starling/debs"
   fi
+}
+
+# The disk cache the outer build fills (.bazelrc: ~/.cache/starling/bazel-disk):
+# a nested build of the same sources takes the outer build's outputs from it
+# and runs only the actions its changes touch.
+outer_disk_cache() {
+  echo "$(_real_home)/.cache/starling/bazel-disk"
 }
 
 # The --override_repository flags that let a nested Bazel reuse the pinned
@@ -54,22 +66,32 @@ scratch_copy() {
     (cd "$NESTED_WORKSPACE" && xargs -0 cp --parents -t "$1")
 }
 
+#   nested_bazel NAME [--reuse-repositories] [--no-disk-cache] COMMAND ARGS...
+# --no-disk-cache: every action runs here (a build that must really compile,
+# such as the reproducibility test's); otherwise the outer build's disk cache
+# serves what it already built.
 nested_bazel() {
   local name=$1
   shift
-  local repo_flags=()
-  if [[ "${1:-}" == "--reuse-repositories" ]]; then
+  local repo_flags=() cache_flags=("--disk_cache=$(outer_disk_cache)")
+  while [[ "${1:-}" == --* ]]; do
+    case $1 in
+      --reuse-repositories) mapfile -t repo_flags < <(reuse_repository_flags) ;;
+      --no-disk-cache) cache_flags=("--disk_cache=") ;;
+      *) break ;;
+    esac
     shift
-    mapfile -t repo_flags < <(reuse_repository_flags)
-  fi
+  done
   local command=$1
   shift
+  # query and aquery run no actions: no cache flags (query does not take them).
+  [[ $command == build || $command == run || $command == test ]] || cache_flags=()
   (
     cd "$NESTED_WORKSPACE" &&
       env -u TEST_TMPDIR bazel --batch --output_base="$TEST_TMPDIR/$name" \
         "$command" --symlink_prefix=/ --color=no --curses=no --noshow_progress \
         --repo_env=STARLING_DEB_CACHE="$(_deb_cache)" \
-        "${repo_flags[@]}" "$@"
+        "${cache_flags[@]}" "${repo_flags[@]}" "$@"
   ) >"$TEST_TMPDIR/$name.out" 2>"$TEST_TMPDIR/$name.log"
 }
 

@@ -50,6 +50,9 @@ _COMPILER_TOOLCHAINS = {
         "//toolchain:riscv64_clang22_elf_toolchain",
         "//toolchain:host_clang22_linux_toolchain",
     ],
+    # The seed's configuration: clang 19 without the small-data pin (its
+    # default, -msmall-data-limit=8), registered nowhere.
+    "seed": ["//toolchain:riscv64_seed_elf_toolchain"],
 }
 
 def _objects_transition_impl(settings, attr):
@@ -92,7 +95,7 @@ board_objects = rule(
     attrs = dict(TRANSITION_ALLOWLIST, **{
         "binary": attr.label(mandatory = True, cfg = _objects_transition, aspects = [objects_aspect]),
         "platform": attr.string(mandatory = True),
-        "compiler": attr.string(default = "", doc = "\"clang22\", or \"\": the toolchains in force"),
+        "compiler": attr.string(default = "", doc = "\"clang22\", \"seed\", or \"\": the toolchains in force"),
     }),
     doc = "The objects, link command lines and binary of a cc_binary built for a board (and compiler).",
 )

@@ -1,0 +1,74 @@
+#!/bin/bash
+# A cold `./setup.sh && bazel test //...`, as a new contributor's first run:
+# a fresh clone of this checkout's HEAD, a fresh Bazel output base, and (with
+# --empty-caches) no deb cache and no disk cache either; then where the time
+# went (test/timing/suite_time.py), and the time of a second, no-change run.
+#
+#   test/timing/cold_run.sh [--empty-caches] [--keep] [--dir DIR]
+#
+#   --empty-caches  move ~/.cache/starling (pinned .debs, Bazel's disk cache)
+#                   aside for the run, as on a new machine, and put it back
+#                   after (the run's own caches are then discarded).
+#   --keep          keep the clone and its output base (default: removed).
+#   --dir DIR       where to clone (default: a new folder under /tmp).
+# Runs setup.sh itself (root, as the README's commands do). Prints Markdown;
+# the Bazel logs stay in DIR/cold.log and DIR/rerun.log.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+empty=0 keep=0 dir=""
+while (($#)); do
+  case $1 in
+    --empty-caches) empty=1 ;;
+    --keep) keep=1 ;;
+    --dir) dir=$2; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "cold_run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $(id -u) -eq 0 ]] || { echo "cold_run.sh: run as root (setup.sh installs packages): sudo $0" >&2; exit 1; }
+dir=${dir:-$(mktemp -d /tmp/starling-cold.XXXXXX)}
+cache=$HOME/.cache/starling
+aside=""
+cleanup() {
+  if [[ -n $aside ]]; then
+    rm -rf "$cache"
+    mv "$aside" "$cache"
+  fi
+  if ((!keep)); then
+    (cd "$dir/checkout" 2>/dev/null && bazel shutdown >/dev/null 2>&1) || true
+    chmod -R u+w "$dir" 2>/dev/null || true
+    rm -rf "$dir"
+  fi
+}
+trap cleanup EXIT
+if ((empty)) && [[ -e $cache ]]; then
+  aside=$cache.aside.$$
+  mv "$cache" "$aside"
+fi
+
+git clone -q "$src" "$dir/checkout"
+cd "$dir/checkout"
+# A fresh output base: Bazel's default is keyed by the workspace's path, new here.
+start=$(date +%s)
+./setup.sh >"$dir/setup.log" 2>&1 || { cat "$dir/setup.log"; exit 1; }
+setup=$(( $(date +%s) - start ))
+start=$(date +%s)
+status=0
+bazel test //... --config=timing >"$dir/cold.log" 2>&1 || status=$?
+cold=$(( $(date +%s) - start ))
+cp bazel-timing-profile.json.gz bazel-timing-bep.json "$dir/"
+start=$(date +%s)
+rerun_status=0
+bazel test //... >"$dir/rerun.log" 2>&1 || rerun_status=$?
+rerun=$(( $(date +%s) - start ))
+
+echo "## A cold run ($(date -u +%F), $(nproc) cores, $(git rev-parse --short HEAD)$( ((empty)) && echo ', empty caches'))"
+echo
+echo "setup.sh ${setup} s; bazel test //... ${cold} s (exit ${status}); together $(( (setup + cold) / 60 )) min $(( (setup + cold) % 60 )) s."
+echo "A second, no-change bazel test //...: ${rerun} s (exit ${rerun_status}), $(grep -cE '^//[^ ]+ +\(cached\) PASSED' "$dir/rerun.log") tests cached of $(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$dir/rerun.log") passed."
+echo
+python3 "$here/suite_time.py" --profile "$dir/bazel-timing-profile.json.gz" --bep "$dir/bazel-timing-bep.json" \
+  --setup-seconds "$setup"
+exit $status
