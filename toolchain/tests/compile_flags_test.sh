@@ -4,6 +4,8 @@
 # wrapper). Reads the real action graph with `bazel aquery` (Bazel 4.2.3
 # hides compile command lines from Starlark) in a nested Bazel.
 set -uo pipefail
+# One nested Bazel server for all its commands (packages loaded once).
+export NESTED_BAZEL_SERVER=1
 source toolchain/tests/nested_bazel.sh
 
 # Everything built for a board: the dependencies of every image target.

@@ -86,9 +86,14 @@ nested_bazel() {
   shift
   # query and aquery run no actions: no cache flags (query does not take them).
   [[ $command == build || $command == run || $command == test ]] || cache_flags=()
+  # NESTED_BAZEL_SERVER=1: one Bazel server per output base for several
+  # commands (packages loaded once, no JVM start per command), shut down by
+  # _nested_cleanup; otherwise --batch, a server per command.
+  local startup=(--batch)
+  [[ ${NESTED_BAZEL_SERVER:-} == 1 ]] && startup=(--max_idle_secs=300)
   (
     cd "$NESTED_WORKSPACE" &&
-      env -u TEST_TMPDIR bazel --batch --output_base="$TEST_TMPDIR/$name" \
+      env -u TEST_TMPDIR bazel "${startup[@]}" --output_base="$TEST_TMPDIR/$name" \
         "$command" --symlink_prefix=/ --color=no --curses=no --noshow_progress \
         --repo_env=STARLING_DEB_CACHE="$(_deb_cache)" \
         "${cache_flags[@]}" "${repo_flags[@]}" "$@"
@@ -141,6 +146,10 @@ _nested_cleanup() {
   local dir
   for dir in "$TEST_TMPDIR"/*/; do
     [[ -f "$dir/DO_NOT_BUILD_HERE" || -d "$dir/execroot" ]] || continue
+    # A server left by NESTED_BAZEL_SERVER=1 holds its output base.
+    if [[ -e "$dir/server/server.pid.txt" ]]; then
+      (cd "$NESTED_WORKSPACE" && env -u TEST_TMPDIR bazel --output_base="$dir" shutdown) >/dev/null 2>&1
+    fi
     chmod -R u+w "$dir" 2>/dev/null
     rm -rf "$dir"
   done
