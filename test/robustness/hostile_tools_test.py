@@ -408,7 +408,6 @@ def both(args):
             sys.stdout.write(f"[{kind}] {line}")
             sys.stdout.flush()
 
-    import threading
     threads = [threading.Thread(target=relay, args=(k, p)) for k, p in children.items()]
     for t in threads:
         t.start()
