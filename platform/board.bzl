@@ -1,6 +1,7 @@
 """A board package's library: its board.cc and linker script, bound to its platform."""
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
+load(":neutral_deps.bzl", "split_neutral")
 
 def board_library(name, board_constraint, deps = []):
     """The library //platform:board resolves to on this board's platform.
@@ -22,7 +23,7 @@ def board_library(name, board_constraint, deps = []):
             "//platform:riscv64",
             board_constraint,
         ],
-        deps = deps + [
+        deps = split_neutral(name + "_neutral_deps", deps + [
             ":linker.ld",
             "//drivers/irq",
             "//drivers/irq:external_interrupts",
@@ -35,5 +36,23 @@ def board_library(name, board_constraint, deps = []):
             "//kernel/lib:result",
             "//kernel/hal",
             "//platform:uart_console",
-        ],
+        ]),
+    )
+
+def board_cc_library(name, deps = [], **kwargs):
+    """A board package's cc_library whose board-neutral deps are built once.
+
+    The same as cc_library, but the deps outside //platform go through one
+    neutral_deps target (platform/neutral_deps.bzl): the kernel, drivers and
+    net it uses are the ones every board's image shares.
+
+    Args:
+      name: the cc_library's name.
+      deps: label strings (no select()).
+      **kwargs: cc_library's other attributes.
+    """
+    cc_library(
+        name = name,
+        deps = split_neutral(name + "_neutral_deps", deps, visibility = ["//visibility:private"]),
+        **kwargs
     )

@@ -19,6 +19,7 @@ Each image target switches to its board's platform itself (a transition on
 --platforms), so nobody types --platforms for these.
 """
 
+load(":neutral_deps.bzl", "split_neutral")
 load(":transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
 
 # Where Star64 boot scripts load the FIT: 512 MiB into the JH7110's DRAM
@@ -414,7 +415,15 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
     native.cc_binary(
         name = name,
         srcs = srcs,
-        deps = deps + ["//kernel", "//platform:board"],
+        # The kernel and the app's board-neutral libraries once for every
+        # board (neutral_deps.bzl); the board package and //platform's
+        # board-facing libraries in the board's own configuration.
+        deps = split_neutral(
+            name + "_neutral_deps",
+            deps + ["//kernel"],
+            target_compatible_with = ["//platform:riscv64"],
+            visibility = ["//visibility:private"],
+        ) + ["//platform:board"],
         target_compatible_with = ["//platform:riscv64"],
         visibility = visibility,
         **kwargs

@@ -51,6 +51,9 @@ PROFILE = [
     action("Compiling kernel/a.cc", 70 * S, 6 * S, "bazel-out/k8-opt-c_clang22-ST-bbbb/bin/kernel/_objs/a/a.o"),
     action("Compiling platform/star64/board.cc", 70 * S, 1 * S,
            "bazel-out/k8-opt-c_clang22-ST-bbbb/bin/platform/star64/_objs/board/board.o"),
+    # The kernel every board shares, in the board-neutral configuration.
+    action("Compiling kernel/boot/start.cc", 75 * S, 2 * S,
+           "bazel-out/k8-fastbuild-ST-dddd/bin/kernel/boot/_objs/start/start.o"),
     # The host: a test compiled, linked and run; an image packaged.
     action("Compiling kernel/a_test.cc", 80 * S, 5 * S, "bazel-out/k8-fastbuild/bin/kernel/_objs/a_test/a_test.o"),
     action("Testing //kernel:a_test", 90 * S, 7 * S, "bazel-out/k8-fastbuild/testlogs/kernel/a_test/test.log"),
@@ -152,9 +155,11 @@ def main():
         host = row(text, "host tests and tools, image packaging, fastbuild [k8-fastbuild]")
         check("host: a compile, a test, another action",
               host is not None and host[1] == "1; 5" and host[3] == "1; 7" and host[4] == "1; 0" and host[5] == "3; 12")
+        neutral = row(text, "riscv64, no board package, fastbuild [k8-fastbuild-ST-dddd]")
+        check("the board-neutral kernel: 1 compile 2 s", neutral is not None and neutral[5] == "1; 2")
         fuzz = row(text, "host fuzzers, fastbuild [k8-fastbuild-ST-cccc]")
         check("fuzzers: their own configuration", fuzz is not None and fuzz[5] == "1; 3")
-        check("all actions: 9 of them, 31 s", row(text, "**all**")[5] == "**9; 31**")
+        check("all actions: 10 of them, 33 s", row(text, "**all**")[5] == "**10; 33**")
         lines = [l for l in text.splitlines() if l.startswith("| //")]
         check("tests slowest first, attempts added",
               [l.split("|")[1].strip() for l in lines] == [

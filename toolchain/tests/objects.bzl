@@ -82,8 +82,11 @@ _objects_transition = transition(
 def _board_objects_impl(ctx):
     info = ctx.attr.binary[0][ObjectsInfo]
     objects = info.objects.to_list()
+
+    # Exec-root paths (bazel-out/<configuration>/bin/...): which configuration
+    # built each object is part of what neutral_objects_test checks.
     manifest = ctx.actions.declare_file(ctx.label.name + ".objects")
-    ctx.actions.write(manifest, "\n".join([o.short_path for o in objects]) + "\n")
+    ctx.actions.write(manifest, "\n".join([o.path for o in objects]) + "\n")
     links = ctx.actions.declare_file(ctx.label.name + ".link_argv")
     ctx.actions.write(links, "\n".join([" ".join(link.argv) for link in info.link_argv.to_list()]) + "\n")
     binary = ctx.attr.binary[0][DefaultInfo].files.to_list()
