@@ -45,7 +45,7 @@ objects_aspect = aspect(
 # The board's platform, and the pinned compiler asked for ("": the one in force).
 # The board's platform; with a compiler, that compiler's toolchains first in
 # resolution (as --config=clang22 does) and its own output directories.
-_COMPILER_TOOLCHAINS = {
+COMPILER_TOOLCHAINS = {
     "clang22": [
         "//toolchain:riscv64_clang22_elf_toolchain",
         "//toolchain:host_clang22_linux_toolchain",
@@ -64,7 +64,7 @@ def _objects_transition_impl(settings, attr):
         }
     return {
         "//command_line_option:platforms": attr.platform,
-        "//command_line_option:extra_toolchains": _COMPILER_TOOLCHAINS[attr.compiler] +
+        "//command_line_option:extra_toolchains": COMPILER_TOOLCHAINS[attr.compiler] +
                                                   settings["//command_line_option:extra_toolchains"],
         "//command_line_option:platform_suffix": "-" + attr.compiler,
     }

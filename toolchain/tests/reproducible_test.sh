@@ -1,27 +1,47 @@
 #!/bin/bash
 # Two properties of building the Star64 image, checked on the same builds:
 #
-# 1. Reproducible: built twice from scratch in two output bases (the first
-#    fetching and extracting the pinned toolchains itself, the second using
-#    the outer build's copies, at another path), the image is byte-identical:
-#    in the default mode with the default compiler (what users ship), and in
-#    -c dbg with the second pinned compiler (--config=clang22:
-#    bazel-out/k8-dbg-clang22; its repository reused from the outer build),
-#    whose debug info carries paths that -ffile-prefix-map must have stripped.
+# 1. Reproducible: built from scratch by a nested Bazel in an output base of
+#    its own (fetching and extracting the pinned toolchains itself), the image
+#    is byte-identical to the outer build's (its own output base, its own
+#    copies of the toolchains, at another path): in the default mode with the
+#    default compiler (what users ship), and in -c dbg with the second pinned
+#    compiler (--config=clang22), whose debug info carries paths that
+#    -ffile-prefix-map must have stripped. The outer build's copies come
+#    through image_variant targets (image_variant.bzl), in those two modes
+#    whatever the outer build was asked for; their output directories differ
+#    from the nested build's too (a transition's), which must not show.
 # 2. Cacheable through Bazel's HTTP remote cache: a real cache server
-#    (Debian's nginx with WebDAV PUT) on loopback; the first build fills it,
-#    and a build from a third empty output base must take every compile and
+#    (Debian's nginx with WebDAV PUT) on loopback; the nested build fills it,
+#    and a build from a second empty output base must take every compile and
 #    link action from it and run none itself.
 #
-# (Formerly two tests, this one and //test/cache:remote_cache_test, which
-# built the same image in two more output bases: the first build now fills
-# the cache the third one reads. Neither build uses the outer build's disk
+# Usage (BUILD.bazel): reproducible_test.sh --fastbuild FILES... --dbg-clang22 FILES...
+#
+# (Formerly this built the image in two nested output bases and compared
+# them, and //test/cache:remote_cache_test built it in two more: the outer
+# build is the second build now, and the from-scratch build fills the cache
+# the last one reads. The nested builds do not use the outer build's disk
 # cache: they must really compile.)
 set -uo pipefail
 source toolchain/tests/nested_bazel.sh
 target=//apps/hello:star64
 files=(star64.elf star64.Image star64.itb star64.uImage)
 fail=0
+
+# The outer build's images, by output directory name in the nested build.
+declare -A outer
+key=""
+for arg in "$@"; do
+  case "$arg" in
+    --fastbuild) key=fastbuild ;;
+    --dbg-clang22) key=dbg-clang22 ;;
+    *)
+      [[ -n $key ]] || { echo "FAIL: reproducible_test.sh: $arg before --fastbuild/--dbg-clang22"; exit 2; }
+      outer[$key/$(basename "$arg")]=$arg
+      ;;
+  esac
+done
 
 # --- the cache server --------------------------------------------------------
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
@@ -69,51 +89,42 @@ for _ in $(seq 50); do
 done
 remote="--remote_cache=http://127.0.0.1:$port"
 
-# --- two builds from scratch -------------------------------------------------
-# clang 22 in -c dbg alone (its debug info is where paths would show), with its
-# repository reused from the outer build: fetching and extracting it again in
-# each base (the same rule as clang 19's, which is fetched from scratch here)
-# doubled this test's time. (clang 19 in -c dbg would be a third build per
-# base: the same flags, which compile_flags_test checks for every compiler
-# and mode.)
+# --- a build from scratch ----------------------------------------------------
+# It fetches and extracts every pinned package itself (clang 22's excepted:
+# the same rule as clang 19's, and its fetch doubled this test's time), and
+# fills the remote cache (nothing is in it yet: every action runs here).
+# clang 22 in -c dbg alone: its debug info is where paths would show. (clang
+# 19 in -c dbg would be one more build: the same flags, which
+# compile_flags_test checks for every compiler and mode.)
 clang22=("--config=clang22" $(reuse_repository_flags | grep '=starling_llvm22='))
-for base in first second-output-base; do
-  start=$(date +%s)
-  for build in "fastbuild" "dbg clang22"; do
-    read -r mode config <<<"$build"
-    extra=()
-    [[ $config == clang22 ]] && extra=("${clang22[@]}")
-    # The first base fetches and extracts every pinned package itself and
-    # fills the remote cache (nothing is in it yet: every action runs here);
-    # the second reuses the outer build's repositories (the same pinned
-    # bytes, at another path: a toolchain path leaking into an output still
-    # shows as a difference) and uses no cache.
-    flags=(--no-disk-cache)
-    [[ $base == second-output-base ]] && flags+=(--reuse-repositories)
-    cache=()
-    [[ $base == first ]] && cache=("$remote" --remote_upload_local_results)
-    if ! nested_bazel "$base" "${flags[@]}" build -c "$mode" "${cache[@]}" "${extra[@]}" "$target"; then
-      echo "FAIL: building $target -c $mode ${extra[*]} in output base '$base' failed:"
-      tail -30 "$TEST_TMPDIR/$base.log"
-      exit 1
-    fi
-  done
-  echo "built $target (fastbuild; clang 22 dbg) from scratch in output base '$base' in $(( $(date +%s) - start )) s"
+start=$(date +%s)
+for build in "fastbuild" "dbg clang22"; do
+  read -r mode config <<<"$build"
+  extra=()
+  [[ $config == clang22 ]] && extra=("${clang22[@]}")
+  if ! nested_bazel first --no-disk-cache build -c "$mode" "$remote" --remote_upload_local_results \
+    "${extra[@]}" "$target"; then
+    echo "FAIL: building $target -c $mode ${extra[*]} from scratch failed:"
+    tail -30 "$TEST_TMPDIR/first.log"
+    exit 1
+  fi
 done
+echo "built $target (fastbuild; clang 22 dbg) from scratch in $(( $(date +%s) - start )) s"
 for dir in fastbuild dbg-clang22; do
   for f in "${files[@]}"; do
-    mode=$dir
-    bin="execroot/starling/bazel-out/k8-$dir/bin/apps/hello"
-    a="$TEST_TMPDIR/first/$bin/$f"
-    b="$TEST_TMPDIR/second-output-base/$bin/$f"
-    f="$f ($mode)"
-    if [[ ! -s $a || ! -s $b ]]; then
-      echo "FAIL: $f missing from one of the builds"
+    a="$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-$dir/bin/apps/hello/$f"
+    b="${outer[$dir/$f]:-}"
+    what="$f ($dir)"
+    if [[ -z $b ]]; then
+      echo "FAIL: $what: the outer build's copy was not passed (BUILD.bazel's args)"
+      fail=1
+    elif [[ ! -s $a || ! -s $b ]]; then
+      echo "FAIL: $what missing from one of the builds"
       fail=1
     elif cmp -s "$a" "$b"; then
-      echo "ok   $f identical: $(sha256sum <"$a" | cut -c1-64) ($(stat -L -c %s "$a") bytes)"
+      echo "ok   $what identical: $(sha256sum <"$a" | cut -c1-64) ($(stat -L -c %s "$a") bytes)"
     else
-      echo "FAIL: $f differs between the two builds"
+      echo "FAIL: $what differs between the nested build from scratch and the outer build"
       cmp -l "$a" "$b" | head -5
       fail=1
     fi
@@ -145,7 +156,7 @@ summary=$(grep -E "^INFO: [0-9]+ processes" "$TEST_TMPDIR/from-cache.log" | tail
 echo "from-cache: $summary ($(( $(date +%s) - start )) s)"
 hits=$(sed -n 's/.* \([0-9][0-9]*\) remote cache hit.*/\1/p' <<<"$summary")
 executed=$(grep -oE '[0-9]+ (linux-sandbox|local|processwrapper-sandbox)' <<<"$summary" | awk '{s += $1} END {print s + 0}')
-echo "third build: ${hits:-0} actions from the cache, $executed executed locally"
+echo "build from the cache: ${hits:-0} actions from the cache, $executed executed locally"
 if [[ -z $hits || $hits -lt 10 ]]; then
   echo "FAIL: the build from an empty output base took ${hits:-no} actions from the cache"
   fail=1
