@@ -234,6 +234,14 @@ void Dwmac::configure() {
   regs_.write(kMacQ0TxFlowCtrl, 0);
   regs_.write(kMacRxFlowCtrl, 0);
   regs_.write(kMacInterruptEnable, 0);  // DMA interrupts only
+  // The statistics counters' interrupts: enabled at reset, not gated by
+  // MAC_INTERRUPT_ENABLE, and one latched when a counter passes half scale
+  // (after about 2 GiB each way) holds the line high until that counter is
+  // read, which this driver never does: every wait would return at once,
+  // for ever. Masked, as Linux's stmmac does (docs/hardware/dwmac.md §2.4).
+  regs_.write(kMmcRxInterruptMask, kMmcMaskAll);
+  regs_.write(kMmcTxInterruptMask, kMmcMaskAll);
+  regs_.write(kMmcIpcRxInterruptMask, kMmcMaskAll);
   program_speed();
 
   // Step 10: interrupts; stale status cleared.

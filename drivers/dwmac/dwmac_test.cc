@@ -552,6 +552,31 @@ TEST_F(DwmacTest, RxInterruptOnlyWhileSleeping) {
   EXPECT_EQ(drain().size(), 1u);
 }
 
+// The MMC statistics counters' interrupts (docs/hardware/dwmac.md §2.4):
+// enabled at reset and not gated by MAC_INTERRUPT_ENABLE, so a counter
+// passing half scale would hold the line high for good (the driver never
+// reads the counters). Here the counters start just below half scale (a
+// preset through MMC_CONTROL, standing in for ~2 GiB of traffic); after a
+// frame each way they have crossed it, and the line must be low.
+TEST_F(DwmacTest, MmcCounterInterruptsAreMasked) {
+  ASSERT_TRUE(start().ok());
+  for (std::uint32_t offset :
+       {reg::kMmcRxInterruptMask, reg::kMmcTxInterruptMask, reg::kMmcIpcRxInterruptMask}) {
+    EXPECT_EQ(reg(offset), reg::kMmcMaskAll) << std::hex << offset;
+  }
+  constexpr std::uint32_t kMmcControl = 0x700, kCntprst = 1u << 4;  // a test's own poke
+  model_->write32(kMmcControl, kCntprst);
+  ASSERT_EQ(model_->receive_from_wire(frame_of(1, 60)), DwmacModel::RxOutcome::kDelivered);
+  ASSERT_TRUE(wait().ok());
+  EXPECT_EQ(drain().size(), 1u);
+  auto one = frame_of(2, 60);
+  std::span<const std::byte> single[] = {one};
+  ASSERT_EQ(*driver_.transmit(single), 1u);
+  EXPECT_EQ(model_->counters().mmc_interrupts, 2u);  // octets crossed half scale each way
+  EXPECT_FALSE(model_->interrupt_line());
+  EXPECT_EQ(reg(reg::kMacInterruptStatus), 0u);
+}
+
 // The Star64 way: macirq through the PLIC (source 7) and irq::'s one-shot
 // dispatch; wait_for_work() unmasks the source before sleeping.
 TEST_F(DwmacTest, InterruptThroughThePlic) {

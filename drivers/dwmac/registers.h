@@ -82,6 +82,14 @@ inline constexpr std::uint32_t kMacAddress0High = 0x300;
 inline constexpr std::uint32_t kMacAddress0Low = 0x304;
 inline constexpr std::uint32_t kAddressEnable = bit(31);
 
+// --- MMC statistics counters (docs/hardware/dwmac.md §2.4) ---
+// Their interrupts reset enabled and MAC_INTERRUPT_ENABLE cannot hold them
+// back: only these masks can. All ones masks every counter.
+inline constexpr std::uint32_t kMmcRxInterruptMask = 0x70C;
+inline constexpr std::uint32_t kMmcTxInterruptMask = 0x710;
+inline constexpr std::uint32_t kMmcIpcRxInterruptMask = 0x800;
+inline constexpr std::uint32_t kMmcMaskAll = 0xFFFF'FFFF;
+
 // --- MTL (docs/hardware/dwmac.md §3) ---
 inline constexpr std::uint32_t kMtlOperationMode = 0xC00;
 inline constexpr std::uint32_t kMtlRxqDmaMap0 = 0xC30;

@@ -26,6 +26,7 @@ test/timing/cold_run.sh makes a cold run from a fresh clone and calls this.
 """
 
 import argparse
+import bisect
 import collections
 import json
 import os
@@ -185,10 +186,39 @@ def describe_config(config, paths):
     return label
 
 
+def _resource_waits(events):
+    """{thread: [(start, end)]} of the waits for a core ("action resource lock")."""
+    waits = collections.defaultdict(list)
+    for e in events:
+        if e.get("cat") == "action resource lock" and "dur" in e:
+            waits[e.get("tid")].append((e["ts"], e["ts"] + e["dur"]))
+    for spans in waits.values():
+        spans.sort()
+    return waits
+
+
+def _running_time(action, waits):
+    """An action's time less its wait for a core, in the profile's microseconds.
+
+    An action holds its thread from the moment it is ready; with --jobs above
+    the number of cores (.bazelrc) most of a compile's time can be the wait
+    for one, which Bazel's profile records as "action resource lock" on the
+    action's thread."""
+    start, end = action["ts"], action["ts"] + action["dur"]
+    spans = waits.get(action.get("tid"), [])
+    i = bisect.bisect_left(spans, (start, start))
+    waited = 0
+    while i < len(spans) and spans[i][0] < end:
+        waited += min(end, spans[i][1]) - spans[i][0]
+        i += 1
+    return max(0, action["dur"] - waited)
+
+
 def build_by_kind(events):
     """{config label: {kind: [count, core-seconds]}} over every action."""
     per_config = collections.defaultdict(lambda: collections.defaultdict(lambda: [0, 0.0]))
     config_paths = collections.defaultdict(set)
+    waits = _resource_waits(events)
     rows = []
     for e in events:
         if e.get("cat") != "action processing" or "dur" not in e:
@@ -198,7 +228,7 @@ def build_by_kind(events):
         config = m.group(1) if m else "(no output directory)"
         if m:
             config_paths[config].add(m.group(3))
-        rows.append((config, action_kind(e["name"]), seconds(e["dur"])))
+        rows.append((config, action_kind(e["name"]), seconds(_running_time(e, waits))))
     labels = {c: describe_config(c, paths) for c, paths in config_paths.items()}
     for config, kind, dur in rows:
         label = labels.get(config, config)
@@ -275,7 +305,7 @@ def report(profile_events, bep_events, setup_seconds=None, top=None):
         out.append(table(["repository", "seconds"], [(n, "%.1f" % s) for s, n in ph["repository_list"]]))
     by_kind = build_by_kind(profile_events)
     if by_kind:
-        out.append("\n### The build by configuration (actions; seconds holding a core)\n")
+        out.append("\n### The build by configuration (actions; seconds each held a core, waits for one left out)\n")
         rows = []
         grand = [0, 0.0]
         for label, kinds in sorted(by_kind.items(), key=lambda kv: -sum(c[1] for c in kv[1].values())):

@@ -31,6 +31,19 @@ constexpr std::uint32_t kMacMdioAddress = 0x200;
 constexpr std::uint32_t kMacMdioData = 0x204;
 constexpr std::uint32_t kMacAddress0High = 0x300;
 constexpr std::uint32_t kMacAddress0Low = 0x304;
+// docs/hardware/dwmac.md §2.4 MMC: the statistics counters the model keeps
+// (good and bad frames and octets, each way) and their interrupts.
+constexpr std::uint32_t kMmcControl = 0x700;
+constexpr std::uint32_t kMmcRxInterrupt = 0x704;
+constexpr std::uint32_t kMmcTxInterrupt = 0x708;
+constexpr std::uint32_t kMmcRxInterruptMask = 0x70C;
+constexpr std::uint32_t kMmcTxInterruptMask = 0x710;
+constexpr std::uint32_t kTxOctetCountGoodBad = 0x714;
+constexpr std::uint32_t kTxPacketCountGoodBad = 0x718;
+constexpr std::uint32_t kRxPacketsCountGoodBad = 0x780;
+constexpr std::uint32_t kRxOctetCountGoodBad = 0x784;
+constexpr std::uint32_t kMmcIpcRxInterruptMask = 0x800;
+constexpr std::uint32_t kMmcIpcRxInterrupt = 0x808;
 // docs/hardware/dwmac.md §3 MTL.
 constexpr std::uint32_t kMtlOperationMode = 0xC00;
 constexpr std::uint32_t kMtlRxqDmaMap0 = 0xC30;
@@ -92,6 +105,50 @@ constexpr std::uint32_t kMdioC45e = bit(1);
 constexpr std::uint32_t kMdioGocWrite = 1;
 constexpr std::uint32_t kMdioGocRead = 3;
 constexpr std::uint32_t kMacAddressAe = bit(31);
+// docs/hardware/dwmac.md §2.4 MMC_CONTROL and the interrupt bits of the
+// counters the model keeps; MAC_INTERRUPT_STATUS's MMC summaries.
+constexpr std::uint32_t kMmcCntrst = bit(0);      // all counters to 0; self-clearing
+constexpr std::uint32_t kMmcCntstopro = bit(1);   // stop at all ones instead of rolling over
+constexpr std::uint32_t kMmcRstonrd = bit(2);     // a read resets the counter
+constexpr std::uint32_t kMmcCntfreez = bit(3);    // counters hold their values
+constexpr std::uint32_t kMmcCntprst = bit(4);     // preset every counter; self-clearing
+constexpr std::uint32_t kMmcCntprstlvl = bit(5);  // preset to almost full (1) or almost half (0)
+constexpr std::uint32_t kMmcControlKept =
+    kMmcCntstopro | kMmcRstonrd | kMmcCntfreez | kMmcCntprstlvl | bit(8);  // 8 UCDBC
+constexpr std::uint32_t kMmcAlmostHalf = 0x7FFF'FFF0;
+constexpr std::uint32_t kMmcAlmostFull = 0xFFFF'FFF0;
+constexpr std::uint32_t kTxGbOctetIs = bit(0);  // MMC_TX_INTERRUPT
+constexpr std::uint32_t kTxGbPacketIs = bit(1);
+constexpr std::uint32_t kRxGbPacketIs = bit(0);  // MMC_RX_INTERRUPT
+constexpr std::uint32_t kRxGbOctetIs = bit(1);
+constexpr std::uint32_t kMacMmcIs = bit(8);
+constexpr std::uint32_t kMacMmcRxIs = bit(9);
+constexpr std::uint32_t kMacMmcTxIs = bit(10);
+constexpr std::uint32_t kMacMmcRxIpIs = bit(11);
+// docs/hardware/dwmac.md §4.1 DMA_INTERRUPT_STATUS: 0 DC0IS, 17 MACIS.
+constexpr std::uint32_t kDmaDc0is = bit(0);
+constexpr std::uint32_t kDmaMacis = bit(17);
+
+// The counters the model keeps, with the bit each sets in its interrupt
+// register (docs/hardware/dwmac.md §2.4).
+struct MmcCounter {
+  std::uint32_t offset;
+  std::uint32_t interrupt_register;
+  std::uint32_t interrupt_bit;
+};
+constexpr MmcCounter kMmcCounters[] = {
+    {reg::kTxOctetCountGoodBad, reg::kMmcTxInterrupt, kTxGbOctetIs},
+    {reg::kTxPacketCountGoodBad, reg::kMmcTxInterrupt, kTxGbPacketIs},
+    {reg::kRxPacketsCountGoodBad, reg::kMmcRxInterrupt, kRxGbPacketIs},
+    {reg::kRxOctetCountGoodBad, reg::kMmcRxInterrupt, kRxGbOctetIs},
+};
+const MmcCounter* mmc_counter(std::uint32_t offset) {
+  for (const MmcCounter& c : kMmcCounters) {
+    if (c.offset == offset) return &c;
+  }
+  return nullptr;
+}
+
 // docs/hardware/dwmac.md §3 MTL.
 constexpr std::uint32_t kTxqFtq = bit(0);
 constexpr std::uint32_t kTxqTsf = bit(1);
@@ -333,7 +390,18 @@ void DwmacModel::reset_all() {
                                reg::kCh0CurrentRxBufferHigh,
                                reg::kCh0CurrentRxBuffer,
                                reg::kCh0Status,
-                               reg::kCh0MissFrameCount}) {
+                               reg::kCh0MissFrameCount,
+                               reg::kMmcControl,
+                               reg::kMmcRxInterrupt,
+                               reg::kMmcTxInterrupt,
+                               reg::kMmcRxInterruptMask,
+                               reg::kMmcTxInterruptMask,
+                               reg::kTxOctetCountGoodBad,
+                               reg::kTxPacketCountGoodBad,
+                               reg::kRxPacketsCountGoodBad,
+                               reg::kRxOctetCountGoodBad,
+                               reg::kMmcIpcRxInterruptMask,
+                               reg::kMmcIpcRxInterrupt}) {
     regs_[offset] = 0;
   }
   // The databook's MAC_Address0 reset value is all ones with AE set (not in
@@ -402,8 +470,11 @@ std::uint32_t DwmacModel::peek(std::uint32_t offset) const {
                                                                           : 0;
       return bit(19) | (speed << 17) | (phy_.full_duplex() ? bit(16) : 0);
     }
+    case reg::kMacInterruptStatus:
+      return regs_.at(offset) | mac_mmc_status();
     case reg::kDmaInterruptStatus:
-      return dma_interrupt_bits() != 0 ? bit(0) : 0;
+      return (dma_interrupt_bits() != 0 ? kDmaDc0is : 0) |
+             (mac_interrupt_pending() ? kDmaMacis : 0);
     case reg::kCh0CurrentTxDesc:
       return static_cast<std::uint32_t>(tx_.current);
     case reg::kCh0CurrentRxDesc:
@@ -458,6 +529,13 @@ std::uint32_t DwmacModel::read32(std::uint32_t offset) {
       regs_[offset] = 0;
       break;
     default:
+      if (const MmcCounter* counter = mmc_counter(offset); counter != nullptr) {
+        // docs/hardware/dwmac.md §2.4: reading a counter clears the interrupt
+        // bit it set; with RSTONRD it also resets the counter.
+        regs_[counter->interrupt_register] &= ~counter->interrupt_bit;
+        if ((regs_.at(reg::kMmcControl) & kMmcRstonrd) != 0) regs_[offset] = 0;
+        update_interrupt_line();
+      }
       break;
   }
   return value;
@@ -492,6 +570,22 @@ void DwmacModel::write32(std::uint32_t offset, std::uint32_t value) {
     case reg::kMtlTxq0Debug:
     case reg::kMtlRxq0Debug:
     case reg::kCh0MissFrameCount:
+    case reg::kMmcRxInterrupt:
+    case reg::kMmcTxInterrupt:
+    case reg::kMmcIpcRxInterrupt:
+    case reg::kTxOctetCountGoodBad:
+    case reg::kTxPacketCountGoodBad:
+    case reg::kRxPacketsCountGoodBad:
+    case reg::kRxOctetCountGoodBad:
+      return;
+    case reg::kMmcControl:
+      write_mmc_control(value);
+      return;
+    case reg::kMmcRxInterruptMask:
+    case reg::kMmcTxInterruptMask:
+    case reg::kMmcIpcRxInterruptMask:
+      regs_[offset] = value;
+      update_interrupt_line();  // the MMC summaries follow the masks
       return;
     case reg::kMacConfiguration:
       write_mac_configuration(value);
@@ -681,8 +775,62 @@ std::uint32_t DwmacModel::dma_interrupt_bits() const {
   return bits;
 }
 
+// ---------------------------------------------------------------- MMC
+
+void DwmacModel::write_mmc_control(std::uint32_t value) {
+  regs_[reg::kMmcControl] = value & kMmcControlKept;
+  if ((value & kMmcCntrst) != 0) {
+    for (const MmcCounter& c : kMmcCounters) regs_[c.offset] = 0;
+  }
+  if ((value & kMmcCntprst) != 0) {
+    // docs/hardware/dwmac.md §2.4: a preset sets no interrupt bit itself;
+    // the next count across half or full scale does.
+    const std::uint32_t preset = (value & kMmcCntprstlvl) != 0 ? kMmcAlmostFull : kMmcAlmostHalf;
+    for (const MmcCounter& c : kMmcCounters) regs_[c.offset] = preset;
+  }
+}
+
+void DwmacModel::mmc_count(std::uint32_t offset, std::uint32_t amount) {
+  const std::uint32_t control = regs_.at(reg::kMmcControl);
+  if ((control & kMmcCntfreez) != 0) return;
+  const MmcCounter* counter = mmc_counter(offset);
+  const std::uint32_t old = regs_.at(offset);
+  std::uint32_t now = old + amount;  // unsigned: rolls over
+  const bool wrapped = now < old;
+  if (wrapped && (control & kMmcCntstopro) != 0) now = 0xFFFF'FFFF;
+  regs_[offset] = now;
+  // docs/hardware/dwmac.md §2.4: the interrupt bit is set when the counter
+  // reaches half of its maximum and when it reaches the maximum (or rolls
+  // over past it), masked or not: the masks only keep it from the MAC's
+  // interrupt status and line.
+  const bool crossed_half = old < 0x8000'0000 && now >= 0x8000'0000;
+  const bool reached_full = now == 0xFFFF'FFFF || wrapped;
+  if (crossed_half || reached_full) {
+    regs_[counter->interrupt_register] |= counter->interrupt_bit;
+    ++counters_.mmc_interrupts;
+    update_interrupt_line();
+  }
+}
+
+std::uint32_t DwmacModel::mac_mmc_status() const {
+  const bool rx = (regs_.at(reg::kMmcRxInterrupt) & ~regs_.at(reg::kMmcRxInterruptMask)) != 0;
+  const bool tx = (regs_.at(reg::kMmcTxInterrupt) & ~regs_.at(reg::kMmcTxInterruptMask)) != 0;
+  const bool ipc =
+      (regs_.at(reg::kMmcIpcRxInterrupt) & ~regs_.at(reg::kMmcIpcRxInterruptMask)) != 0;
+  std::uint32_t bits = (rx ? kMacMmcRxIs : 0) | (tx ? kMacMmcTxIs : 0) | (ipc ? kMacMmcRxIpIs : 0);
+  if (bits != 0) bits |= kMacMmcIs;
+  return bits;
+}
+
+bool DwmacModel::mac_interrupt_pending() const {
+  // docs/hardware/dwmac.md §2.4: MAC_INTERRUPT_ENABLE has no MMC bits: an
+  // unmasked MMC interrupt reaches the line whatever it holds. (The model
+  // raises no other MAC interrupt.)
+  return mac_mmc_status() != 0;
+}
+
 void DwmacModel::update_interrupt_line() {
-  const bool level = dma_interrupt_bits() != 0;
+  const bool level = dma_interrupt_bits() != 0 || mac_interrupt_pending();
   if (level == line_) return;
   line_ = level;
   if (line_callback_) line_callback_(level);
@@ -914,6 +1062,10 @@ void DwmacModel::finish_tx_frame(std::uint32_t first_tdes3) {
 void DwmacModel::emit(std::vector<std::byte> frame) {
   ++counters_.tx_frames;
   counters_.tx_bytes += frame.size();
+  // On the wire: padded to 60 bytes, plus the FCS the MAC appends.
+  mmc_count(reg::kTxPacketCountGoodBad, 1);
+  mmc_count(reg::kTxOctetCountGoodBad,
+            static_cast<std::uint32_t>(std::max<std::size_t>(frame.size(), 60) + 4));
   if (transmit_sink_) transmit_sink_(frame);
 }
 
@@ -1006,6 +1158,10 @@ DwmacModel::RxOutcome DwmacModel::receive_from_wire(std::span<const std::byte> f
     ++counters_.rx_dropped_off;
     return RxOutcome::kDroppedOff;
   }
+  // Every frame the receiver takes in counts, filtered or not; the wire
+  // frame here has no FCS.
+  mmc_count(reg::kRxPacketsCountGoodBad, 1);
+  mmc_count(reg::kRxOctetCountGoodBad, static_cast<std::uint32_t>(frame.size() + 4));
   if (!accepts(frame)) {
     ++counters_.rx_dropped_filtered;
     return RxOutcome::kDroppedFiltered;

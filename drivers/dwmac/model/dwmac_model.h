@@ -160,6 +160,7 @@ class DwmacModel final : public mmio::RegisterBus {
     // Threshold mode: frames whose CIC was ignored (TSF clear), and error
     // frames forwarded despite FEP clear (longer than RTC).
     std::uint64_t tx_checksums_bypassed = 0, rx_error_frames_cut_through = 0;
+    std::uint64_t mmc_interrupts = 0;  // MMC counter interrupt bits set (half or full scale)
   };
   const Counters& counters() const { return counters_; }
 
@@ -203,6 +204,10 @@ class DwmacModel final : public mmio::RegisterBus {
   void write_tx_control(std::uint32_t value);
   void write_rx_control(std::uint32_t value);
   void write_status(std::uint32_t value);
+  void write_mmc_control(std::uint32_t value);
+  void mmc_count(std::uint32_t offset, std::uint32_t amount);
+  std::uint32_t mac_mmc_status() const;
+  bool mac_interrupt_pending() const;
 
   void run_tx();
   void finish_tx_frame(std::uint32_t first_tdes3);

@@ -56,6 +56,35 @@ constexpr std::uint32_t kCh0CurrentRxDesc = 0x114C;
 constexpr std::uint32_t kCh0Status = 0x1160;
 constexpr std::uint32_t kCh0MissFrameCount = 0x1164;
 
+// docs/hardware/dwmac.md §2.4 MMC, and its summaries in MAC_INTERRUPT_STATUS
+// and DMA_INTERRUPT_STATUS.
+constexpr std::uint32_t kMacInterruptStatus = 0x0B0;
+constexpr std::uint32_t kMacInterruptEnable = 0x0B4;
+constexpr std::uint32_t kMmcControl = 0x700;
+constexpr std::uint32_t kMmcRxInterrupt = 0x704;
+constexpr std::uint32_t kMmcTxInterrupt = 0x708;
+constexpr std::uint32_t kMmcRxInterruptMask = 0x70C;
+constexpr std::uint32_t kMmcTxInterruptMask = 0x710;
+constexpr std::uint32_t kTxOctetCountGoodBad = 0x714;
+constexpr std::uint32_t kTxPacketCountGoodBad = 0x718;
+constexpr std::uint32_t kRxPacketsCountGoodBad = 0x780;
+constexpr std::uint32_t kRxOctetCountGoodBad = 0x784;
+constexpr std::uint32_t kMmcIpcRxInterruptMask = 0x800;
+constexpr std::uint32_t kCntrst = 1u << 0;
+constexpr std::uint32_t kCntstopro = 1u << 1;
+constexpr std::uint32_t kRstonrd = 1u << 2;
+constexpr std::uint32_t kCntfreez = 1u << 3;
+constexpr std::uint32_t kCntprst = 1u << 4;
+constexpr std::uint32_t kCntprstlvl = 1u << 5;
+constexpr std::uint32_t kRxGbPacketIs = 1u << 0;
+constexpr std::uint32_t kRxGbOctetIs = 1u << 1;
+constexpr std::uint32_t kTxGbOctetIs = 1u << 0;
+constexpr std::uint32_t kTxGbPacketIs = 1u << 1;
+constexpr std::uint32_t kMmcIs = 1u << 8;
+constexpr std::uint32_t kMmcRxIs = 1u << 9;
+constexpr std::uint32_t kMmcTxIs = 1u << 10;
+constexpr std::uint32_t kMacis = 1u << 17;
+
 // MAC_CONFIGURATION bits (docs/hardware/dwmac.md §2.1).
 constexpr std::uint32_t kRe = 1u << 0;
 constexpr std::uint32_t kTe = 1u << 1;
