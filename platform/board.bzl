@@ -1,4 +1,5 @@
-"""A board package's library: its board.cc and linker script, bound to its platform."""
+"""A board package's libraries: board_library (its board.cc and linker script, bound to its
+platform) and board_cc_library (any other, its board-neutral deps built once for every board)."""
 
 load("@rules_cc//cc:defs.bzl", "cc_library")
 load(":neutral_deps.bzl", "split_neutral")

@@ -171,12 +171,11 @@ def describe_config(config, paths):
         what = "host fuzzers"
     elif not transitioned and m:
         what = "host tests and tools, image packaging"
-    elif transitioned and any(p.startswith("kernel/boot/") for p in paths):
+    elif transitioned and (any(p.startswith("kernel/boot/") for p in paths) or
+                           (suffix and "host" not in boards)):
         # The kernel, drivers and net every board shares
-        # (platform/neutral_deps.bzl): riscv64-only boot code, no board.
-        what = "riscv64, no board package"
-    elif transitioned and suffix and "host" not in boards:
-        # A compiler variant's libraries without a board (the seed's lwIP).
+        # (platform/neutral_deps.bzl: riscv64-only boot code, no board), or a
+        # compiler variant's libraries without a board (the seed's lwIP).
         what = "riscv64, no board package"
     else:
         what = "host"
