@@ -69,20 +69,39 @@ Result<void> Dwmac::init(const Config& config, mem::PageAllocator& pages) {
   if (rx_ring_ == nullptr) {
     if (auto ok = allocate(pages); !ok.ok()) return ok;
   }
-  if (auto ok = reset_core(); !ok.ok()) return ok;
-  read_features();
-  lay_out_fresh_rings();
-  configure();
+  core_ready_ = false;
+  rings_ready_ = false;
+  link_ = PhyLink{.up = false};
 
-  if (auto ok = phy_.bring_up({params_.phy_rx_delay_ps, params_.phy_tx_delay_ps}); !ok.ok()) {
+  // The PHY before the MAC's reset, as Linux orders it: SWR completes only
+  // while the PHY's RX clock runs, and the PHY's own reset may stop it
+  // (docs/hardware/star64-reference-drivers.md §5).
+  if (auto ok = phy_.bring_up(params_.phy); !ok.ok()) {
     if (ok.error() == Error::kTimedOut) {
       console::print((regs_.read(kMacMdioAddress) & mdio_address::kGb) != 0
                          ? "dwmac: MDIO timed out: MAC_MDIO_ADDRESS.GB never cleared\n"
                          : "dwmac: PHY soft reset (BMCR.15) never completed\n");
       return ok;
     }
+    if (ok.error() == Error::kInvalidArgument) {
+      console::print(
+          "dwmac: PHY settings out of range (delays: 150 ps steps to 2250, or 1900 + steps "
+          "to 4150 for RX; drive strengths: the YT8531's table)\n");
+      return ok;
+    }
     console::print("dwmac: no PHY answers at the configured MDIO address\n");
     return Unexpected(Error::kDeviceError);
+  }
+  if (phy_.drive_strength_refused()) {
+    print_hex_line(
+        "dwmac: PHY drive strength left as it was: not offered at this LDO voltage, 0xA001 "
+        "5:4 = ",
+        phy_.ldo_field());
+  }
+  if (auto ok = start_core(kResetTimeoutNs); !ok.ok()) {
+    console::print(
+        "dwmac: software reset (DMA_MODE.SWR) did not complete: the PHY's RX clock is not "
+        "running (no cable?); port down, retrying every 0.5 s\n");
   }
   const std::uint64_t deadline = hal::now_ns() + config.link_wait_ns;
   for (;;) {
@@ -134,17 +153,28 @@ Result<void> Dwmac::allocate(mem::PageAllocator& pages) {
 }
 
 // docs/hardware/dwmac.md §6.1 step 2: SWR resets every MAC, MTL and DMA register; it self-clears.
-Result<void> Dwmac::reset_core() {
-  regs_.write(kDmaMode, dma_mode::kSwr);
-  const std::uint64_t deadline = hal::now_ns() + kResetTimeoutNs;
+Result<void> Dwmac::reset_core(std::uint64_t timeout_ns) {
+  // A reset still pending from an earlier try is waited for, not written
+  // again: while SWR is set the registers ignore writes.
+  if ((regs_.read(kDmaMode) & dma_mode::kSwr) == 0) regs_.write(kDmaMode, dma_mode::kSwr);
+  const std::uint64_t deadline = hal::now_ns() + timeout_ns;
   while ((regs_.read(kDmaMode) & dma_mode::kSwr) != 0) {
     if (hal::now_ns() > deadline) {
-      console::print(
-          "dwmac: software reset (DMA_MODE.SWR) did not complete; "
-          "are the GMAC clocks and the PHY RX clock running?\n");
+      ++driver_stats_.reset_timeouts;
       return Unexpected(Error::kTimedOut);
     }
   }
+  return {};
+}
+
+Result<void> Dwmac::start_core(std::uint64_t timeout_ns) {
+  core_ready_ = false;
+  if (auto ok = reset_core(timeout_ns); !ok.ok()) return ok;
+  read_features();
+  if (!rings_ready_) lay_out_fresh_rings();
+  configure();
+  rings_ready_ = false;  // the next start lays them out afresh, unless recover() keeps them
+  core_ready_ = true;
   return {};
 }
 
@@ -281,6 +311,14 @@ void Dwmac::set_interrupts(std::uint32_t enable) {
 }
 
 Result<hal::LinkState> Dwmac::poll_link() {
+  // In reset, MDIO (a MAC register) is in reset too: the PHY cannot be
+  // asked until the reset completes, which it does once the PHY's RX clock
+  // runs (the PHY, set up before, autonegotiates on its own).
+  if (!core_ready_) {
+    if (!start_core(kResetRetryNs).ok()) return hal::LinkState::kDown;
+    console::print("dwmac: software reset completed; port running\n");
+    ++stats_.config_changes;
+  }
   auto now = phy_.poll();
   if (!now.ok()) return Unexpected(now.error());
   if (!(*now == link_)) {
@@ -298,7 +336,8 @@ Result<hal::LinkState> Dwmac::poll_link() {
         console::print(link_.full_duplex ? ", full duplex\n" : ", half duplex\n");
       }
     }
-    program_speed();
+    if (auto ok = phy_.apply_link(link_); !ok.ok()) return Unexpected(ok.error());
+    if (core_ready_) program_speed();
   }
   return link();
 }
@@ -529,9 +568,11 @@ Result<void> Dwmac::recover() {
   for (std::uint32_t i = rx_next_ + completed; i != rx_fill_; ++i) {
     free_rx_buffer(rx_slot_buffer_[i % kRxRingSize]);
   }
-  if (auto ok = reset_core(); !ok.ok()) return ok;
-  // The DMA is stopped: plain copies of the rings are safe, and a reset
-  // restarts both DMA channels at their list address (slot 0).
+  core_ready_ = false;
+  const bool reset = reset_core(kResetTimeoutNs).ok();
+  // The DMA is stopped (SWR is set, done or not): plain copies of the rings
+  // are safe, and a reset restarts both DMA channels at their list address
+  // (slot 0).
   // TX frames still owned by the DMA move, in order, to slots 0..k-1 with
   // their buffers, and go out again.
   const std::uint32_t pending = tx_in_flight();
@@ -551,23 +592,42 @@ Result<void> Dwmac::recover() {
   std::memset(static_cast<void*>(rx_ring_), 0, (kRxRingSize - completed) * sizeof(Descriptor));
   rx_next_ = kRxRingSize - completed;
   rx_fill_ = kRxRingSize;
-  configure();  // arms slots 0.. from the pool
   ++driver_stats_.recoveries;
   ++stats_.resets;
+  if (!reset) {
+    // Kept as they are for the reset poll_link() retries.
+    rings_ready_ = true;
+    console::print("dwmac: software reset after the bus error did not complete; retrying\n");
+    return {};
+  }
+  configure();  // arms slots 0.. from the pool
+  core_ready_ = true;
   return {};
 }
 
 async::Task<void> Dwmac::wait_for_work() {
   for (;;) {
-    auto serviced = service();
-    if (!serviced.ok()) co_return Unexpected(serviced.error());
-    bool work = *serviced;
+    bool work = false;
+    if (core_ready_) {
+      auto serviced = service();
+      if (!serviced.ok()) co_return Unexpected(serviced.error());
+      work = *serviced;
+    }
     if (hal::now_ns() >= next_link_poll_ns_) {
       next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
       const auto before = link_;
+      const bool was_ready = core_ready_;
       auto polled = poll_link();
       if (!polled.ok()) co_return Unexpected(polled.error());
-      work = work || !(before == link_);
+      work = work || !(before == link_) || core_ready_ != was_ready;
+    }
+    if (!core_ready_) {
+      // In reset: no rings, no interrupts; the next link poll retries.
+      if (work) break;
+      auto woken =
+          co_await async::with_deadline(async::as_task(interrupt_.wait()), next_link_poll_ns_);
+      if (!woken.ok() && woken.error() != Error::kTimedOut) co_return Unexpected(woken.error());
+      continue;
     }
     // Room in a full TX ring is work for a sender waiting on it.
     const bool was_full = tx_in_flight() == kTxRingSize - 1u;
@@ -591,7 +651,7 @@ async::Task<void> Dwmac::wait_for_work() {
     }
   }
   // The stack drains with RX (and TX) interrupts off.
-  set_interrupts(kInterruptsAlways);
+  if (core_ready_) set_interrupts(kInterruptsAlways);
   co_return {};
 }
 

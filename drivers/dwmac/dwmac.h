@@ -80,7 +80,10 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   static constexpr std::uint32_t kBufferBytes = 2048;
   // Linux waits up to 1 s for SWR; it takes a few CSR clocks when the clocks
   // run, and never completes without the PHY's RX clock (docs/hardware/dwmac.md §6.1 step 2).
+  // init() waits this long once; then the reset is retried at every link
+  // poll (kLinkPollNs) for kResetRetryNs, until it completes.
   static constexpr std::uint64_t kResetTimeoutNs = 100'000'000;
+  static constexpr std::uint64_t kResetRetryNs = 1'000'000;
   static constexpr std::uint64_t kLinkPollNs = 500'000'000;
 
   // Cores accepted (MAC_VERSION.SNPSVER): 0x51 = 5.10a, 0x52 = 5.20.
@@ -130,11 +133,13 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     std::uint8_t axi_outstanding = 4;
     bool descriptor_prefetch = true;     // DMA_MODE.DCHE, honoured only on cores >= 5.20
     std::uint32_t mdio_clock_range = 5;  // MDIO CR 5: a CSR clock of 250-300 MHz
-    // The PHY and the RGMII delays it adds are the board's wiring: the board
-    // package says (platform/star64/gmac0.h). Neutral defaults: the first
-    // MDIO address, no PHY-side delay.
+    // The PHY and what the board's wiring asks of it (RGMII delays, TX
+    // clock inversion, drive strengths): the board package says
+    // (platform/star64/gmac0.h). Neutral defaults: the first MDIO address,
+    // no PHY-side delay or inversion, the PHY's own drive strengths, the
+    // RX clock kept running for the software reset.
     std::uint8_t phy_address = 0;
-    std::uint16_t phy_rx_delay_ps = 0, phy_tx_delay_ps = 0;
+    Yt8531Settings phy{};
     // TX CIC + RX IPC when HW_FEATURE0 says the core has them; TX insertion
     // only in store-and-forward mode (enable_tx_checksum_offload()).
     bool checksum_offload = true;
@@ -161,6 +166,9 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     std::uint64_t rx_buffer_unavailable = 0, tx_buffer_unavailable = 0, rx_error_frames = 0,
                   rx_crc_errors = 0, rx_checksum_errors = 0, fatal_bus_errors = 0, recoveries = 0,
                   link_changes = 0, tx_completions = 0;
+    // Software resets that did not complete in time (the PHY's RX clock
+    // stopped, no cable), each retried at the next link poll.
+    std::uint64_t reset_timeouts = 0;
     std::uint64_t rx_spanning_frames = 0;  // longer than a buffer: dropped
     std::uint64_t rx_missed_frames = 0;    // dropped by the MTL for want of descriptors
     std::uint64_t tx_error_frames = 0;     // TDES3.ES on write-back
@@ -170,11 +178,17 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   Dwmac(const Dwmac&) = delete;
   Dwmac& operator=(const Dwmac&) = delete;
 
-  // Resets and programs the MAC (docs/hardware/dwmac.md §6.1), fills the RX ring, brings up the PHY
-  // and optionally waits for the link. kUnsupported (with a console line) for
-  // a core other than 5.10a/5.20; kTimedOut if SWR or MDIO never completes
-  // (the console line says which); kNoMemory; kDeviceError if no PHY
-  // answers or the PLIC source cannot be attached.
+  // Brings up the PHY first (its RX clock must run for the MAC's reset:
+  // docs/hardware/star64-reference-drivers.md §5), then resets and programs
+  // the MAC (docs/hardware/dwmac.md §6.1), fills the RX ring, and optionally
+  // waits for the link. A software reset that does not complete is not an
+  // error: the port stays down (core_ready() false, transmit busy) and the
+  // reset is retried at every link poll until it completes, as a cable
+  // plugged in later starts the PHY's clock. kUnsupported (with a console
+  // line) for a core other than 5.10a/5.20; kTimedOut if MDIO or the PHY's
+  // reset never completes (the console line says which); kInvalidArgument
+  // for PHY settings Phy::valid() refuses; kNoMemory; kDeviceError if no
+  // PHY answers or the PLIC source cannot be attached.
   Result<void> init(const Config& config, mem::PageAllocator& pages);
 
   // hal::Nic. transmit(), transmit_gather() and release() are the shared
@@ -195,14 +209,21 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
             .icmp = tx_checksum_};
   }
   hal::MacAddress mac() const { return mac_; }
-  hal::LinkState link() const { return link_.up ? hal::LinkState::kUp : hal::LinkState::kDown; }
+  // Up only with the PHY's link up and the MAC out of its reset.
+  hal::LinkState link() const {
+    return link_.up && core_ready_ ? hal::LinkState::kUp : hal::LinkState::kDown;
+  }
   const hal::NicStats& stats() const { return stats_; }
   async::Task<void> wait_for_work();
 
   // The macirq handler's work: trap-context safe (signals only).
   void interrupt() { interrupt_.signal(); }
-  // Asks the PHY; on a change programs MAC_CONFIGURATION PS/FES/DM (docs/hardware/dwmac.md §6.2).
+  // Asks the PHY; on a change sets the PHY's TX clock inversion for the new
+  // speed and programs MAC_CONFIGURATION PS/FES/DM (docs/hardware/dwmac.md
+  // §6.2). Retries a software reset that has not completed.
   Result<hal::LinkState> poll_link();
+  // The MAC is out of its software reset and programmed.
+  bool core_ready() const { return core_ready_; }
   const DriverStats& driver_stats() const { return driver_stats_; }
   std::uint32_t core_version() const { return snps_version_; }
   const PhyLink& phy_link() const { return link_; }
@@ -216,7 +237,11 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   enum class BufferState : std::uint8_t { kFree, kPosted, kHeld };
 
   Result<void> allocate(mem::PageAllocator& pages);
-  Result<void> reset_core();
+  // Sets SWR and waits up to `timeout_ns` for it to clear.
+  Result<void> reset_core(std::uint64_t timeout_ns);
+  // SWR, then the registers (rings laid out fresh unless recover() kept
+  // them); core_ready_ on success.
+  Result<void> start_core(std::uint64_t timeout_ns);
   void read_features();
   void configure();  // docs/hardware/dwmac.md §6.1 steps 4-11, rings already laid out
   void program_speed();
@@ -240,8 +265,9 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   // The same without re-arming (the ring is being laid out again): true
   // if a loan's end freed an RX buffer.
   bool collect_tx();
-  // One slot stays empty: the tail pointer is exclusive.
-  bool tx_full() const { return tx_in_flight() == kTxRingSize - 1u; }
+  // One slot stays empty: the tail pointer is exclusive. A MAC still in
+  // its reset takes nothing.
+  bool tx_full() const { return !core_ready_ || tx_in_flight() == kTxRingSize - 1u; }
   void fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t bytes);
   // In place: TDES0 points into the RX buffer (the DMA reads TX buffers at
   // any byte address; only RX buffers must be bus-word aligned).
@@ -299,6 +325,8 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   DriverStats driver_stats_;
   async::InterruptSource interrupt_;
   bool attached_ = false;
+  bool core_ready_ = false;
+  bool rings_ready_ = false;  // laid out for the next configure() (fresh, or kept by recover())
 };
 
 static_assert(hal::Nic<Dwmac>);

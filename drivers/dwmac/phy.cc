@@ -27,30 +27,28 @@ constexpr std::uint16_t kGbsrPartner1000Half = 1u << 10;
 constexpr std::uint16_t kYtDuplex = 1u << 13;
 constexpr std::uint16_t kYtResolved = 1u << 11;
 constexpr std::uint16_t kYtLink = 1u << 10;
-// YT8531 extended 0xA001 / 0xA003 (docs/hardware/dwmac.md §8.2): RXC_DLY_EN adds ~1.9 ns; the RX
-// and TX delay fields count 150 ps steps.
-constexpr std::uint16_t kYtRxcDelayEnable = 1u << 8;
-constexpr std::uint32_t kYtRxcDelayPs = 1900;
-constexpr std::uint32_t kYtDelayStepPs = 150;
-constexpr std::uint16_t kYtRxDelayShift = 10;   // 13:10
-constexpr std::uint16_t kYtFeTxDelayShift = 4;  // 7:4
-constexpr std::uint16_t kYtGeTxDelayShift = 0;  // 3:0
+// YT8531 extended registers (docs/hardware/star64-reference-drivers.md §1.2-§1.5).
+constexpr std::uint16_t kYtRxClockGated = 1u << 12;     // 0xC: RXC off while there is no link
+constexpr std::uint16_t kYtRxcDelayEnable = 1u << 8;    // 0xA001: +1.9 ns on RXC
+constexpr std::uint16_t kYtLdoShift = 4;                // 0xA001 5:4: 0 = 3.3 V, 2 = 1.8 V
+constexpr std::uint16_t kYtTxClockInverted = 1u << 14;  // 0xA003
+constexpr std::uint16_t kYtRxDelayShift = 10;           // 0xA003 13:10
+constexpr std::uint16_t kYtGeTxDelayShift = 0;          // 0xA003 3:0
 constexpr std::uint16_t kYtDelayFieldMask = 0xF;
-
-std::uint16_t delay_steps(std::uint32_t ps) {
-  const std::uint32_t steps = (ps + kYtDelayStepPs / 2) / kYtDelayStepPs;
-  return static_cast<std::uint16_t>(steps > kYtDelayFieldMask ? kYtDelayFieldMask : steps);
-}
+constexpr std::uint16_t kYtRxcDriveShift = 13;       // 0xA010 15:13
+constexpr std::uint16_t kYtRxdDriveHigh = 1u << 12;  // 0xA010: ds bit 2
+constexpr std::uint16_t kYtRxdDriveLowShift = 4;     // 0xA010 5:4: ds bits 1:0
 
 }  // namespace
 
-Result<void> Phy::bring_up(Delays delays) {
+Result<void> Phy::bring_up(const Yt8531Settings& settings) {
   auto id1 = mdio_->read(address_, kPhyId1);
   if (!id1.ok()) return Unexpected(id1.error());
   auto id2 = mdio_->read(address_, kPhyId2);
   if (!id2.ok()) return Unexpected(id2.error());
   id_ = std::uint32_t{*id1} << 16 | *id2;
   if (id_ == 0 || id_ == 0xFFFF'FFFF) return Unexpected(Error::kNotFound);
+  if (is_yt8531() && !valid(settings)) return Unexpected(Error::kInvalidArgument);
 
   if (auto ok = mdio_->write(address_, kBmcr, kBmcrReset); !ok.ok()) return ok;
   const std::uint64_t deadline = hal::now_ns() + kResetTimeoutNs;
@@ -62,7 +60,7 @@ Result<void> Phy::bring_up(Delays delays) {
   }
 
   if (is_yt8531()) {
-    if (auto ok = configure_yt8531_delays(delays); !ok.ok()) return ok;
+    if (auto ok = configure_yt8531(settings); !ok.ok()) return ok;
   }
   if (auto ok = mdio_->write(address_, kAnar,
                              kAnSelector8023 | kAn10Half | kAn10Full | kAn100Half | kAn100Full);
@@ -85,28 +83,81 @@ Result<void> Phy::write_extended(std::uint16_t reg, std::uint16_t value) const {
   return mdio_->write(address_, kYtExtData, value);
 }
 
-// RX delay: from 1.9 ns up, RXC_DLY_EN plus the rest in steps; below, the
-// steps alone. TX delay: the same steps for gigabit and fast Ethernet.
-Result<void> Phy::configure_yt8531_delays(Delays delays) const {
+Result<void> Phy::modify_extended(std::uint16_t reg, std::uint16_t mask, std::uint16_t bits) const {
+  auto value = read_extended(reg);
+  if (!value.ok()) return Unexpected(value.error());
+  const std::uint16_t wanted = static_cast<std::uint16_t>((*value & ~mask) | (bits & mask));
+  if (wanted == *value) return {};
+  return write_extended(reg, wanted);
+}
+
+// After every soft reset (whether it clears these registers is not
+// published: docs/hardware/star64-reference-drivers.md §1.6), in U-Boot's
+// order: delays (0xA001, 0xA003), then the RX clock, then drive strength.
+// Linux's ytphy_rgmii_clk_delay_config touches only RXC_DLY_EN, RX_DELAY
+// and GE_TX_DELAY; so does this.
+Result<void> Phy::configure_yt8531(const Yt8531Settings& settings) {
+  tx_clock_inverted_ = settings.tx_clock_inverted;
+  const int rx = rx_delay_code(settings.rx_delay_ps);
+  const int tx = tx_delay_code(settings.tx_delay_ps);
+  const bool rxc_delay = rx >= 16;
   auto chip = read_extended(kYtChipConfig);
   if (!chip.ok()) return Unexpected(chip.error());
-  auto rgmii = read_extended(kYtRgmiiConfig1);
-  if (!rgmii.ok()) return Unexpected(rgmii.error());
-  std::uint16_t chip_value = *chip & ~kYtRxcDelayEnable;
-  std::uint32_t rx_ps = delays.rx_ps;
-  if (rx_ps >= kYtRxcDelayPs) {
-    chip_value |= kYtRxcDelayEnable;
-    rx_ps -= kYtRxcDelayPs;
+  ldo_field_ = (*chip >> kYtLdoShift) & 3;
+  const auto chip_value = static_cast<std::uint16_t>((*chip & ~kYtRxcDelayEnable) |
+                                                     (rxc_delay ? kYtRxcDelayEnable : 0));
+  if (chip_value != *chip) {
+    if (auto ok = write_extended(kYtChipConfig, chip_value); !ok.ok()) return ok;
   }
-  const std::uint16_t tx_steps = delay_steps(delays.tx_ps);
-  std::uint16_t rgmii_value =
-      *rgmii & ~((kYtDelayFieldMask << kYtRxDelayShift) | (kYtDelayFieldMask << kYtFeTxDelayShift) |
-                 (kYtDelayFieldMask << kYtGeTxDelayShift));
-  rgmii_value |=
-      static_cast<std::uint16_t>(delay_steps(rx_ps) << kYtRxDelayShift |
-                                 tx_steps << kYtFeTxDelayShift | tx_steps << kYtGeTxDelayShift);
-  if (auto ok = write_extended(kYtChipConfig, chip_value); !ok.ok()) return ok;
-  return write_extended(kYtRgmiiConfig1, rgmii_value);
+  const auto rx_steps = static_cast<std::uint16_t>(rxc_delay ? rx - 16 : rx);
+  if (auto ok = modify_extended(
+          kYtRgmiiConfig1,
+          kYtDelayFieldMask << kYtRxDelayShift | kYtDelayFieldMask << kYtGeTxDelayShift,
+          static_cast<std::uint16_t>(rx_steps << kYtRxDelayShift | tx << kYtGeTxDelayShift));
+      !ok.ok()) {
+    return ok;
+  }
+  if (settings.keep_rx_clock) {
+    if (auto ok = modify_extended(kYtClockGating, kYtRxClockGated, 0); !ok.ok()) return ok;
+  }
+  // Drive strength: the code for the µA value depends on the LDO voltage the
+  // board straps (Linux's yt8531_get_ldo_vol: 0 = 3.3 V, 2 and 3 = 1.8 V).
+  drive_strength_refused_ = false;
+  std::uint16_t mask = 0, bits = 0;
+  const bool known_voltage = ldo_field_ != 1;
+  const bool ldo_1v8 = ldo_field_ >= 2;
+  if (settings.rx_clock_drive_ua != 0) {
+    const int ds = known_voltage ? drive_strength_code(settings.rx_clock_drive_ua, ldo_1v8) : -1;
+    if (ds < 0) {
+      drive_strength_refused_ = true;
+    } else {
+      mask |= 7u << kYtRxcDriveShift;
+      bits |= static_cast<std::uint16_t>(ds << kYtRxcDriveShift);
+    }
+  }
+  if (settings.rx_data_drive_ua != 0) {
+    const int ds = known_voltage ? drive_strength_code(settings.rx_data_drive_ua, ldo_1v8) : -1;
+    if (ds < 0) {
+      drive_strength_refused_ = true;
+    } else {
+      mask |= kYtRxdDriveHigh | 3u << kYtRxdDriveLowShift;
+      bits |= static_cast<std::uint16_t>(((ds & 4) != 0 ? kYtRxdDriveHigh : 0) |
+                                         (ds & 3) << kYtRxdDriveLowShift);
+    }
+  }
+  if (mask == 0) return {};
+  return modify_extended(kYtPadDrive, mask, bits);
+}
+
+// The bit is set or cleared for every speed, as Linux does when the board
+// enables the adjustment; the write is skipped when it already holds.
+Result<void> Phy::apply_link(const PhyLink& link) {
+  if (!is_yt8531() || !link.up) return {};
+  const std::uint8_t speed_bit = link.speed == LinkSpeed::k1000  ? Yt8531Settings::kInvert1000
+                                 : link.speed == LinkSpeed::k100 ? Yt8531Settings::kInvert100
+                                                                 : Yt8531Settings::kInvert10;
+  return modify_extended(kYtRgmiiConfig1, kYtTxClockInverted,
+                         (tx_clock_inverted_ & speed_bit) != 0 ? kYtTxClockInverted : 0);
 }
 
 Result<PhyLink> Phy::poll() {

@@ -1,6 +1,7 @@
 #include "platform/star64/gmac0.h"
 
 #include <string_view>
+#include <utility>
 
 #include "kernel/console/console.h"
 #include "kernel/hal/clock.h"
@@ -46,7 +47,7 @@ void print_gmac_refusal(const GmacChoice& choice) {
   print(gmac_error_text(choice.error));
   print("; fix: setenv bootargs \"... ");
   print(gmac_error_fix(choice.error));
-  print("\"; keeping the default DMA set-up\n");
+  print("\"; keeping the board's DMA and PHY set-up\n");
 }
 
 void print_dec(std::uint32_t n) {
@@ -96,6 +97,40 @@ void print_dma_setup(const dwmac::Dwmac& gmac, const GmacChoice& choice) {
   } else {
     print(" (the board's parameters)\n");
   }
+}
+
+// One line: what the PHY was told (the RGMII timing a first power-on
+// depends on), so a console log says which setting a board ran with.
+void print_phy_setup(const dwmac::Dwmac& gmac) {
+  using S = dwmac::Yt8531Settings;
+  const S& phy = gmac.params().phy;
+  if (gmac.phy_id() != dwmac::Phy::kIdYt8531 && gmac.phy_id() != dwmac::Phy::kIdYt8531S) {
+    print("star64: eth0 PHY is not a YT8531 (ID ");
+    console::print_hex(gmac.phy_id());
+    print("): its RGMII settings were not programmed\n");
+    return;
+  }
+  print("star64: eth0 PHY YT8531, RX delay ");
+  print_dec(phy.rx_delay_ps);
+  print(" ps, TX delay ");
+  print_dec(phy.tx_delay_ps);
+  print(" ps, TX clock inverted at ");
+  if (phy.tx_clock_inverted == 0) print("no speed");
+  const char* sep = "";
+  for (const auto& [bit, name] : {std::pair{S::kInvert10, "10"}, std::pair{S::kInvert100, "100"},
+                                  std::pair{S::kInvert1000, "1000"}}) {
+    if ((phy.tx_clock_inverted & bit) == 0) continue;
+    print(sep);
+    print(name);
+    sep = "/";
+  }
+  print(phy.tx_clock_inverted == 0 ? "" : " Mb/s");
+  print(", RX drive ");
+  print_dec(phy.rx_clock_drive_ua);
+  print("/");
+  print_dec(phy.rx_data_drive_ua);
+  print(" uA");
+  print(phy.keep_rx_clock ? ", RX clock kept on\n" : "\n");
 }
 
 const char* speed_text(dwmac::LinkSpeed speed) {
@@ -162,6 +197,7 @@ Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageA
     return ok;
   }
   print_dma_setup(gmac, dma);
+  print_phy_setup(gmac);
   if (setup.link_wait_ns != 0) {
     print("star64: waiting up to ");
     console::print_dec(static_cast<std::int64_t>(setup.link_wait_ns / 1'000'000'000));

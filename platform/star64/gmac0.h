@@ -23,19 +23,38 @@ inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 // are 256 bytes, well inside the 2 KiB TX and RX FIFOs, and equal bursts do
 // not favour RX over TX. The alternative is one edit:
 // {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}. (Linux uses 16 without x8,
-// U-Boot PBLx8 with 8/8.) The PHY (Motorcomm YT8531) answers at MDIO
-// address 0 and adds 1500 ps to RX, nothing to TX (the current upstream
-// Star64 DT); the JH7110's CSR clock wants MDIO CR 5, as U-Boot uses. The
-// rest of the DMA set-up (store-and-forward, AXI bursts, checksum offload)
-// is the driver's default, the `sddf` preset of gmac_params.h;
-// `starling.gmac=` on the kernel command line picks another at boot.
+// U-Boot PBLx8 with 8/8.) The JH7110's CSR clock wants MDIO CR 5, as U-Boot
+// uses. The rest of the DMA set-up (store-and-forward, AXI bursts, checksum
+// offload) is the driver's default, the `sddf` preset of gmac_params.h;
+// `starling.gmac=` on the kernel command line picks another, and changes
+// the PHY settings below too.
+//
+// The PHY, a Motorcomm YT8531 at MDIO address 0, is set up as Linux and
+// U-Boot set it up from the upstream Star64 device tree (phy0 in
+// jh7110-pine64-star64.dts; docs/hardware/star64-reference-drivers.md §2):
+// rx-internal-delay-ps 1500; no tx-internal-delay-ps, which both read as
+// their default 1950 ps (the only TX delay E Shattow found reliable with RX
+// 1500, on a Star64; 0 was non-functional with every RX delay);
+// motorcomm,tx-clk-adj-enabled with tx-clk-10/100/1000-inverted;
+// motorcomm,rx-clk-drv-microamp and rx-data-drv-microamp 2910 (ds 3 at the
+// board's 1.8 V LDO). Beyond the device tree, the RX clock is kept running
+// without a cable, for the MAC's software reset (Phy's keep_rx_clock).
+inline constexpr dwmac::Yt8531Settings kGmac0Phy{
+    .rx_delay_ps = 1500,
+    .tx_delay_ps = 1950,
+    .tx_clock_inverted = dwmac::Yt8531Settings::kInvert10 | dwmac::Yt8531Settings::kInvert100 |
+                         dwmac::Yt8531Settings::kInvert1000,
+    .rx_clock_drive_ua = 2910,
+    .rx_data_drive_ua = 2910,
+    .keep_rx_clock = true};
+static_assert(dwmac::Phy::valid(kGmac0Phy));
+
 inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{.tx_pbl = 32,
                                                         .rx_pbl = 32,
                                                         .pbl_x8 = false,
                                                         .mdio_clock_range = 5,
                                                         .phy_address = 0,
-                                                        .phy_rx_delay_ps = 1500,
-                                                        .phy_tx_delay_ps = 0};
+                                                        .phy = kGmac0Phy};
 
 // 1000BASE-T autonegotiation takes a few seconds after a PHY reset: 6 s covers it
 // and a slow switch port, and a board without a cable is not held up longer.

@@ -77,7 +77,37 @@ enum KeyBit : unsigned {
   kKeyFb = 1u << 7,
   kKeyOsr = 1u << 8,
   kKeyCsum = 1u << 9,
+  kKeyRxDelay = 1u << 10,
+  kKeyTxDelay = 1u << 11,
+  kKeyTxInvert = 1u << 12,
+  kKeyRxcDrive = 1u << 13,
+  kKeyRxdDrive = 1u << 14,
+  kKeyKeepRxc = 1u << 15,
 };
+
+// "none", or speeds joined by '+': "1000", "10+100+1000".
+bool parse_inversion(std::string_view text, std::uint8_t* out) {
+  using S = dwmac::Yt8531Settings;
+  if (text == "none") {
+    *out = 0;
+    return true;
+  }
+  std::uint8_t bits = 0;
+  for (;;) {
+    const auto plus = text.find('+');
+    const std::string_view speed = text.substr(0, plus);
+    const std::uint8_t bit = speed == "10"     ? S::kInvert10
+                             : speed == "100"  ? S::kInvert100
+                             : speed == "1000" ? S::kInvert1000
+                                               : 0;
+    if (bit == 0 || (bits & bit) != 0) return false;
+    bits |= bit;
+    if (plus == std::string_view::npos) break;
+    text = text.substr(plus + 1);
+  }
+  *out = bits;
+  return true;
+}
 
 struct Outcome {
   GmacError error = GmacError::kNone;
@@ -110,6 +140,18 @@ GmacError apply_item(std::string_view key, std::string_view value, Params& p, un
     bits = kKeyOsr;
   } else if (key == "csum") {
     bits = kKeyCsum;
+  } else if (key == "rxdelay") {
+    bits = kKeyRxDelay;
+  } else if (key == "txdelay") {
+    bits = kKeyTxDelay;
+  } else if (key == "txinv") {
+    bits = kKeyTxInvert;
+  } else if (key == "rxc_ua") {
+    bits = kKeyRxcDrive;
+  } else if (key == "rxd_ua") {
+    bits = kKeyRxdDrive;
+  } else if (key == "keeprxc") {
+    bits = kKeyKeepRxc;
   } else {
     return GmacError::kUnknownKey;
   }
@@ -161,6 +203,31 @@ GmacError apply_item(std::string_view key, std::string_view value, Params& p, un
       return GmacError::kNone;
     case kKeyCsum:
       return parse_switch(value, &p.checksum_offload) ? GmacError::kNone : GmacError::kBadSwitch;
+    case kKeyRxDelay:
+      if (!parse_number(value, &n) || dwmac::Phy::rx_delay_code(n) < 0) {
+        return GmacError::kBadRxDelay;
+      }
+      p.phy.rx_delay_ps = static_cast<std::uint16_t>(n);
+      return GmacError::kNone;
+    case kKeyTxDelay:
+      if (!parse_number(value, &n) || dwmac::Phy::tx_delay_code(n) < 0) {
+        return GmacError::kBadTxDelay;
+      }
+      p.phy.tx_delay_ps = static_cast<std::uint16_t>(n);
+      return GmacError::kNone;
+    case kKeyTxInvert:
+      return parse_inversion(value, &p.phy.tx_clock_inverted) ? GmacError::kNone
+                                                              : GmacError::kBadInversion;
+    case kKeyRxcDrive:
+    case kKeyRxdDrive:
+      if (!parse_number(value, &n) || n == 0 || !dwmac::Phy::valid_drive_strength(n)) {
+        return GmacError::kBadDrive;
+      }
+      (bits == kKeyRxcDrive ? p.phy.rx_clock_drive_ua : p.phy.rx_data_drive_ua) =
+          static_cast<std::uint16_t>(n);
+      return GmacError::kNone;
+    case kKeyKeepRxc:
+      return parse_switch(value, &p.phy.keep_rx_clock) ? GmacError::kNone : GmacError::kBadSwitch;
     default:
       return GmacError::kUnknownKey;
   }
@@ -257,7 +324,7 @@ const char* gmac_error_text(GmacError error) {
       return "a preset (sddf, linux) must come first";
     case GmacError::kUnknownKey:
       return "unknown key: the keys are mode, ttc, rtc, txpbl, rxpbl, pbl, pblx8, blen, fb, osr, "
-             "csum";
+             "csum, rxdelay, txdelay, txinv, rxc_ua, rxd_ua, keeprxc";
     case GmacError::kRepeatedKey:
       return "a key given twice (pbl= sets both txpbl= and rxpbl=)";
     case GmacError::kBadMode:
@@ -269,7 +336,7 @@ const char* gmac_error_text(GmacError error) {
     case GmacError::kBadPbl:
       return "a PBL is 1, 2, 4, 8, 16 or 32 beats (pblx8 multiplies both by 8)";
     case GmacError::kBadSwitch:
-      return "pblx8=, fb= and csum= take on or off";
+      return "pblx8=, fb=, csum= and keeprxc= take on or off";
     case GmacError::kBadBurst:
       return "blen= is N or M..N with M <= N, each 4, 8, 16, 32, 64, 128 or 256 beats";
     case GmacError::kBadOutstanding:
@@ -278,6 +345,15 @@ const char* gmac_error_text(GmacError error) {
       return "ttc= and rtc= set thresholds, but the mode is store-and-forward";
     case GmacError::kDuplicate:
       return "more than one starling.gmac= token: give one";
+    case GmacError::kBadRxDelay:
+      return "rxdelay= is 0 to 2250 ps in steps of 150, or 1900 to 4150 in steps of 150";
+    case GmacError::kBadTxDelay:
+      return "txdelay= is 0 to 2250 ps in steps of 150";
+    case GmacError::kBadInversion:
+      return "txinv= is none or speeds joined by +, each once: 10, 100, 1000";
+    case GmacError::kBadDrive:
+      return "rxc_ua= and rxd_ua= are a YT8531 drive strength in uA: 1200 2100 2700 2910 3110 "
+             "3600 3970 4350 (1.8 V) or 3070 4080 4370 4680 5020 5450 5740 6140 (3.3 V)";
   }
   return "?";
 }
@@ -304,6 +380,14 @@ const char* gmac_error_fix(GmacError error) {
       return "starling.gmac=linux,txpbl=8";
     case GmacError::kBadSwitch:
       return "starling.gmac=sddf,csum=off";
+    case GmacError::kBadRxDelay:
+      return "starling.gmac=rxdelay=1500";
+    case GmacError::kBadTxDelay:
+      return "starling.gmac=txdelay=1950";
+    case GmacError::kBadInversion:
+      return "starling.gmac=txinv=10+100+1000";
+    case GmacError::kBadDrive:
+      return "starling.gmac=rxc_ua=2910,rxd_ua=2910";
     case GmacError::kBadBurst:
       return "starling.gmac=sddf,blen=32..256";
     case GmacError::kBadOutstanding:

@@ -42,7 +42,19 @@
 //   csum=on|off           checksum offload (TX insertion in store-and-forward
 //                         mode only; RX checking in both)
 //
-// e.g. `starling.gmac=linux,txpbl=8,rxpbl=8,pblx8,osr=16`. Every key at most
+// and the PHY (a YT8531; gmac0.h has the board's values and their sources),
+// in the device tree's units, for a board whose wiring needs other timing:
+//
+//   rxdelay=PS            RX clock delay: 0-2250 ps in 150 ps steps, or
+//                         1900-4150 (the PHY's fixed 1.9 ns plus steps)
+//   txdelay=PS            TX clock delay at 1000 Mb/s: 0-2250 in 150 ps steps
+//   txinv=none|S+S...     speeds with the TX clock inverted: 10, 100, 1000
+//   rxc_ua=UA rxd_ua=UA   RX clock / data drive strength, µA (the YT8531's
+//                         table for its LDO voltage)
+//   keeprxc=on|off        RX clock running without a cable (for the MAC's reset)
+//
+// e.g. `starling.gmac=linux,txpbl=8,rxpbl=8,pblx8,osr=16` or
+// `starling.gmac=txdelay=1800,rxdelay=1350`. Every key at most
 // once. A token with anything wrong (an unknown preset or key, a value out
 // of range, ttc= without threshold mode, two starling.gmac= tokens) is
 // ignored whole, the board's parameters are kept, and the error says what
@@ -76,6 +88,10 @@ enum class GmacError : std::uint8_t {
   kBadOutstanding,   // osr= not 1 to 16
   kThresholdUnused,  // ttc= or rtc= while the mode is store-and-forward
   kDuplicate,        // more than one starling.gmac= token
+  kBadRxDelay,       // rxdelay= with no encoding
+  kBadTxDelay,       // txdelay= with no encoding
+  kBadInversion,     // txinv= not none or 10/100/1000 joined by +
+  kBadDrive,         // rxc_ua= / rxd_ua= not in the YT8531's tables
 };
 // What is wrong, and a fix, each one clause without a trailing newline.
 const char* gmac_error_text(GmacError error);

@@ -19,8 +19,11 @@ constexpr Params kBase{.tx_pbl = 32,
                        .pbl_x8 = false,
                        .mdio_clock_range = 5,
                        .phy_address = 0,
-                       .phy_rx_delay_ps = 1500,
-                       .phy_tx_delay_ps = 0};
+                       .phy = {.rx_delay_ps = 1500,
+                               .tx_delay_ps = 1950,
+                               .tx_clock_inverted = 7,
+                               .rx_clock_drive_ua = 2910,
+                               .rx_data_drive_ua = 2910}};
 
 GmacChoice parse(std::string_view value) {
   // Kept alive: the result's views point into it.
@@ -42,8 +45,7 @@ void expect_sddf(const Params& p) {
 }
 
 void expect_phy_kept(const Params& p) {
-  EXPECT_EQ(p.phy_rx_delay_ps, 1500u);
-  EXPECT_EQ(p.phy_tx_delay_ps, 0u);
+  EXPECT_EQ(p.phy, kBase.phy);
   EXPECT_EQ(p.phy_address, 0u);
   EXPECT_EQ(p.mdio_clock_range, 5u);
   EXPECT_TRUE(p.descriptor_prefetch);
@@ -198,6 +200,17 @@ TEST(GmacParamsTest, BadTokensAreIgnoredWhole) {
       {"osr=17", GmacError::kBadOutstanding, "osr=17"},
       {"sddf,ttc=64", GmacError::kThresholdUnused, "ttc=64"},
       {"linux,rtc=32,mode=sf", GmacError::kThresholdUnused, "rtc=32"},
+      {"rxdelay=1000", GmacError::kBadRxDelay, "rxdelay=1000"},
+      {"rxdelay=4300", GmacError::kBadRxDelay, "rxdelay=4300"},
+      {"txdelay=1900", GmacError::kBadTxDelay, "txdelay=1900"},
+      {"txdelay=2400", GmacError::kBadTxDelay, "txdelay=2400"},
+      {"txinv=1000+1000", GmacError::kBadInversion, "txinv=1000+1000"},
+      {"txinv=1G", GmacError::kBadInversion, "txinv=1G"},
+      {"txinv=", GmacError::kEmpty, "txinv="},
+      {"rxc_ua=2900", GmacError::kBadDrive, "rxc_ua=2900"},
+      {"rxd_ua=0", GmacError::kBadDrive, "rxd_ua=0"},
+      {"keeprxc=no", GmacError::kBadSwitch, "keeprxc=no"},
+      {"txdelay=1800,txdelay=1950", GmacError::kRepeatedKey, "txdelay=1950"},
   };
   for (const Refusal& r : cases) {
     SCOPED_TRACE(r.value);
@@ -213,6 +226,26 @@ TEST(GmacParamsTest, BadTokensAreIgnoredWhole) {
   }
 }
 
+// The PHY keys, in the device tree's units, on top of the board's values
+// and any preset; the DMA fields untouched.
+TEST(GmacParamsTest, PhyKeys) {
+  const GmacChoice c =
+      parse("linux,rxdelay=2050,txdelay=1800,txinv=10+1000,rxc_ua=3970,rxd_ua=4680,keeprxc=off");
+  ASSERT_EQ(c.error, GmacError::kNone) << gmac_error_text(c.error);
+  EXPECT_EQ(c.params.phy.rx_delay_ps, 2050u);
+  EXPECT_EQ(c.params.phy.tx_delay_ps, 1800u);
+  EXPECT_EQ(c.params.phy.tx_clock_inverted,
+            dwmac::Yt8531Settings::kInvert10 | dwmac::Yt8531Settings::kInvert1000);
+  EXPECT_EQ(c.params.phy.rx_clock_drive_ua, 3970u);
+  EXPECT_EQ(c.params.phy.rx_data_drive_ua, 4680u);  // a 3.3 V value: the PHY decides
+  EXPECT_FALSE(c.params.phy.keep_rx_clock);
+  EXPECT_EQ(c.params.dma_mode, DmaMode::kThreshold);
+  const GmacChoice none = parse("txinv=none");
+  ASSERT_EQ(none.error, GmacError::kNone);
+  EXPECT_EQ(none.params.phy.tx_clock_inverted, 0u);
+  expect_sddf(none.params);
+}
+
 TEST(GmacParamsTest, TwoTokensAreBothIgnored) {
   const GmacChoice c = parse_gmac_bootargs("starling.gmac=linux starling.gmac=linux,osr=16", kBase);
   EXPECT_TRUE(c.found);
@@ -226,7 +259,7 @@ TEST(GmacParamsTest, TwoTokensAreBothIgnored) {
 // Every error has a cause and a fix, and every fix is itself accepted.
 TEST(GmacParamsTest, EveryFixParses) {
   for (auto e = static_cast<unsigned>(GmacError::kEmpty);
-       e <= static_cast<unsigned>(GmacError::kDuplicate); ++e) {
+       e <= static_cast<unsigned>(GmacError::kBadDrive); ++e) {
     const auto error = static_cast<GmacError>(e);
     SCOPED_TRACE(gmac_error_text(error));
     EXPECT_NE(std::string_view(gmac_error_text(error)), "?");

@@ -514,8 +514,10 @@ std::uint32_t DwmacModel::read32(std::uint32_t offset) {
   const std::uint32_t value = peek(offset);
   switch (offset) {
     case reg::kDmaMode:
-      // docs/hardware/dwmac.md §6.1 step 2: software polls SWR until the core drops it.
-      if (reset_reads_left_ > 0) --reset_reads_left_;
+      // docs/hardware/dwmac.md §6.1 step 2: software polls SWR until the core
+      // drops it, which it does only while the PHY's RX clock (clk_rx_i)
+      // runs (docs/hardware/star64-reference-drivers.md §5).
+      if (reset_reads_left_ > 0 && phy_.rx_clock_running()) --reset_reads_left_;
       break;
     case reg::kMacMdioAddress:
       if (mdio_busy_ && !mdio_stuck_) {
@@ -1066,6 +1068,9 @@ void DwmacModel::emit(std::vector<std::byte> frame) {
   mmc_count(reg::kTxPacketCountGoodBad, 1);
   mmc_count(reg::kTxOctetCountGoodBad,
             static_cast<std::uint32_t>(std::max<std::size_t>(frame.size(), 60) + 4));
+  // Damaged between the MAC and the PHY (RGMII timing): the link partner
+  // sees a bad FCS and drops it; the MAC cannot know.
+  if (!phy_.carry_tx_frame()) return;
   if (transmit_sink_) transmit_sink_(frame);
 }
 
@@ -1166,6 +1171,8 @@ DwmacModel::RxOutcome DwmacModel::receive_from_wire(std::span<const std::byte> f
     ++counters_.rx_dropped_filtered;
     return RxOutcome::kDroppedFiltered;
   }
+  // Damaged between the PHY and the MAC (RGMII timing): a CRC error.
+  if (!phy_.carry_rx_frame()) fault.crc_error = true;
   RxFrame stored;
   if (fault.crc_error) stored.error_bits |= kRdes3Ce;
   if (fault.receive_error) stored.error_bits |= kRdes3Re;

@@ -53,6 +53,13 @@
 //   decoded; since the DMA is synchronous they change no timing, and TX
 //   underflow (a threshold-mode risk) is not modelled.
 // - TX errors happen only when injected (inject_tx_error).
+// - SWR completes only while the PHY's RX clock runs
+//   (PhyModel::rx_clock_running: Linux's stmmac requires clk_rx_i for it;
+//   docs/hardware/dwmac.md §8.3): DMA_MODE reads count down only then.
+// - Frames cross the MAC-PHY link as the PHY's RGMII settings allow
+//   (PhyModel::Options::timing): a TX frame damaged there never reaches the
+//   sink (the partner drops its bad FCS; our MAC and its counters cannot
+//   know); an RX frame damaged there arrives with a CRC error.
 // - Not modelled: the RX watchdog (RI without IOC), ETI/ERI/CDE sources,
 //   hash/perfect filters beyond MAC_ADDRESS0, the TX FIFO limit (frames held
 //   while TE is clear are unbounded), pad stripping (ACS), MAC/MTL interrupts

@@ -33,6 +33,21 @@ constexpr std::uint16_t kSsFullDuplex = 1u << 13;
 constexpr std::uint16_t kSsResolved = 1u << 11;
 constexpr std::uint16_t kSsLink = 1u << 10;
 
+// YT8531 extended registers (docs/hardware/star64-reference-drivers.md §1.2-§1.5).
+constexpr std::uint16_t kExtClockGating = 0x000C;
+constexpr std::uint16_t kExtSleepControl = 0x0027;
+constexpr std::uint16_t kExtChipConfig = 0xA001;
+constexpr std::uint16_t kExtRgmiiConfig1 = 0xA003;
+constexpr std::uint16_t kExtPadDrive = 0xA010;
+constexpr std::uint16_t kExtSynce = 0xA012;
+constexpr std::uint16_t kRxClockGated = 1u << 12;     // 0xC
+constexpr std::uint16_t kSleepEnable = 1u << 15;      // 0x27
+constexpr std::uint16_t kRxcDelayEnable = 1u << 8;    // 0xA001
+constexpr std::uint16_t kLdo1v8 = 2u << 4;            // 0xA001 5:4
+constexpr std::uint16_t kTxClockInverted = 1u << 14;  // 0xA003
+constexpr unsigned kDelayStepPs = 150;
+constexpr unsigned kRxcDelayPs = 1900;
+
 }  // namespace
 
 PhyModel::PhyModel(Options options) : options_(options) {
@@ -47,9 +62,17 @@ void PhyModel::reset_registers() {
   anar_ = kAnarDefault;
   gbcr_ = kGbcrDefault;
   ext_address_ = 0;
-  // YT8531 extended registers the drivers touch (docs/hardware/dwmac.md §8.2); their real
-  // reset values are not in docs/hardware/dwmac.md §8.2, 0 stands in.
-  ext_ = {{0xA001, 0}, {0xA003, 0}, {0xA010, 0}, {0xA012, 0}};
+  reset_extended();
+}
+
+// The stand-in reset values of the header comment.
+void PhyModel::reset_extended() {
+  ext_ = {{kExtClockGating, kRxClockGated},
+          {kExtSleepControl, kSleepEnable},
+          {kExtChipConfig, kLdo1v8},
+          {kExtRgmiiConfig1, 0},
+          {kExtPadDrive, 0},
+          {kExtSynce, 0}};
 }
 
 void PhyModel::restart_autoneg() {
@@ -62,6 +85,55 @@ void PhyModel::restart_autoneg() {
 bool PhyModel::link_established() const {
   if (!options_.link_up) return false;
   return (bmcr_ & kBmcrAnEnable) == 0 || !autoneg_running_;
+}
+
+// With a partner on the cable: a real PHY autonegotiates by itself in a few
+// seconds, while this model's autonegotiation advances only by BMSR reads
+// (a stand-in for time), which a MAC in reset cannot make.
+bool PhyModel::rx_clock_running() const {
+  return options_.link_up || (extended(kExtClockGating) & kRxClockGated) == 0;
+}
+
+RgmiiSetting PhyModel::setting() const {
+  const std::uint16_t chip = extended(kExtChipConfig);
+  const std::uint16_t rgmii = extended(kExtRgmiiConfig1);
+  const std::uint16_t drive = extended(kExtPadDrive);
+  const bool gigabit = options_.speed == Speed::k1000;
+  return RgmiiSetting{
+      .speed_mbps = gigabit                         ? 1000u
+                    : options_.speed == Speed::k100 ? 100u
+                                                    : 10u,
+      .rx_delay_ps = ((chip & kRxcDelayEnable) != 0 ? kRxcDelayPs : 0u) +
+                     ((rgmii >> 10) & 0xFu) * kDelayStepPs,
+      .tx_delay_ps = (gigabit ? rgmii & 0xFu : (rgmii >> 4) & 0xFu) * kDelayStepPs,
+      .tx_clock_inverted = (rgmii & kTxClockInverted) != 0,
+      .rx_clock_drive = (drive >> 13) & 7u,
+      .rx_data_drive = ((drive >> 12) & 1u) << 2 | ((drive >> 4) & 3u),
+  };
+}
+
+RgmiiQuality PhyModel::tx_quality() const {
+  return options_.timing == nullptr ? RgmiiQuality::kGood : options_.timing->tx(setting());
+}
+
+RgmiiQuality PhyModel::rx_quality() const {
+  return options_.timing == nullptr ? RgmiiQuality::kGood : options_.timing->rx(setting());
+}
+
+bool PhyModel::carry(RgmiiQuality quality, std::uint64_t& sequence, std::uint64_t& damaged) {
+  const bool intact =
+      quality == RgmiiQuality::kGood || (quality == RgmiiQuality::kMarginal && sequence % 4 != 3);
+  ++sequence;
+  if (!intact) ++damaged;
+  return intact;
+}
+
+bool PhyModel::carry_tx_frame() {
+  return carry(tx_quality(), tx_sequence_, counters_.tx_frames_damaged);
+}
+
+bool PhyModel::carry_rx_frame() {
+  return carry(rx_quality(), rx_sequence_, counters_.rx_frames_damaged);
 }
 
 std::uint16_t PhyModel::read_bmsr() {
@@ -136,7 +208,11 @@ void PhyModel::write(std::uint8_t reg, std::uint16_t value) {
         // The reset returns every register to its default; BMCR.15 reads 1
         // once more and then self-clears.
         ++counters_.resets;
-        reset_registers();
+        {
+          const auto kept = ext_;
+          reset_registers();
+          if (!options_.reset_clears_extended) ext_ = kept;
+        }
         reset_pending_read_ = true;
         restart_autoneg();
         return;

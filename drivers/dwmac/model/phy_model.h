@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 
+#include "drivers/dwmac/model/rgmii_timing.h"
+
 // An IEEE 802.3 clause-22 PHY behind the DWMAC's MDIO bus, in the flavour of
 // the Star64's Motorcomm YT8531 (docs/hardware/dwmac.md §8 "PHY (Star64)").
 //
@@ -16,6 +18,21 @@
 // At construction the PHY is as U-Boot leaves it: autonegotiation done, link
 // as in Options, no latched link-down. A BMCR reset, an AN restart or a link
 // coming up (set_link) starts autonegotiation again.
+//
+// The YT8531's extended registers that decide whether frames cross the
+// RGMII link intact (docs/hardware/star64-reference-drivers.md §1): the RX
+// and TX delays and RXC_DLY_EN (0xA003, 0xA001), the TX clock inversion
+// (0xA003 bit 14), the RX pad drive strengths (0xA010); with Options::timing
+// set, each frame each way is judged by what was measured on that board
+// (rgmii_timing.h), and a damaged one is counted. The RX clock (what the
+// MAC's software reset needs) runs while a partner is on the cable, or
+// always once ext 0xC bit 12 is cleared. Reset values the sources do not give are stand-ins
+// chosen so that a driver relying on them is caught: 0xA003 and 0xA010 read
+// 0 (no delay, weakest drive), 0xC bit 12 is set (RXC stops without a link,
+// as Linux's keep-pll-enabled comment implies), 0x27 bit 15 set (sleep).
+// 0xA001's LDO field reads 2 (1.8 V): the Star64's 2910 µA exists only in
+// the 1.8 V table. Whether a BMCR reset restores them is not published;
+// Options::reset_clears_extended says (default: it does, the worst case).
 namespace starling::model {
 
 class PhyModel {
@@ -31,6 +48,9 @@ class PhyModel {
     // link down; the next read shows AN complete (and, link being latched
     // low, the one after that shows the link up).
     unsigned autoneg_reads = 2;
+    // The board's RGMII wiring: null = any setting carries frames intact.
+    const RgmiiTiming* timing = nullptr;
+    bool reset_clears_extended = true;
   };
 
   // Clause-22 register numbers (IEEE 802.3 22.2.4; YT8531 per docs/hardware/dwmac.md §8.2).
@@ -65,16 +85,33 @@ class PhyModel {
   bool full_duplex() const { return options_.full_duplex; }
   // Real-time link: cable up and autonegotiation (if enabled) done.
   bool link_established() const;
+  // RXC to the MAC: with a partner on the cable, or always once ext 0xC
+  // bit 12 is clear.
+  bool rx_clock_running() const;
+
+  // The RGMII link as the extended registers have set it up, at the
+  // present speed (Options::timing decides).
+  RgmiiQuality tx_quality() const;
+  RgmiiQuality rx_quality() const;
+  // One frame crossing the MAC-PHY link: false if it arrives damaged (bad
+  // FCS at the link partner for TX, a CRC error at the MAC for RX);
+  // counted. Marginal settings damage one frame in four.
+  bool carry_tx_frame();
+  bool carry_rx_frame();
 
   struct Counters {
     std::uint64_t reads = 0, writes = 0, resets = 0, autoneg_restarts = 0;
+    std::uint64_t tx_frames_damaged = 0, rx_frames_damaged = 0;
   };
   const Counters& counters() const { return counters_; }
 
  private:
   void reset_registers();
+  void reset_extended();
   void restart_autoneg();
   std::uint16_t read_bmsr();
+  RgmiiSetting setting() const;
+  bool carry(RgmiiQuality quality, std::uint64_t& sequence, std::uint64_t& damaged);
 
   Options options_;
   Counters counters_;
@@ -87,6 +124,7 @@ class PhyModel {
   unsigned autoneg_remaining_ = 0;   // BMSR reads until AN completes
   bool autoneg_running_ = false;
   bool link_latched_low_ = false;
+  std::uint64_t tx_sequence_ = 0, rx_sequence_ = 0;
 };
 
 }  // namespace starling::model

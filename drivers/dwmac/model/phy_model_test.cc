@@ -110,5 +110,67 @@ TEST(PhyModel, ExtendedRegistersThroughTheWindow) {
   EXPECT_EQ(phy.extended(0xA010), 0);
 }
 
+void write_ext(PhyModel& phy, std::uint16_t reg, std::uint16_t value) {
+  phy.write(0x1E, reg);
+  phy.write(0x1F, value);
+}
+
+// The RX clock the MAC's reset needs (docs/hardware/star64-reference-drivers.md
+// §5): with a link, or with ext 0xC bit 12 cleared (Linux's
+// motorcomm,keep-pll-enabled); a BMCR reset sets the bit again.
+TEST(PhyModel, RxClockRunsWithALinkOrWhenKeptOn) {
+  PhyModel phy(with([](PhyModel::Options& o) { o.link_up = false; }));
+  EXPECT_FALSE(phy.rx_clock_running());
+  write_ext(phy, 0xC, phy.extended(0xC) & ~(1u << 12));
+  EXPECT_TRUE(phy.rx_clock_running());
+  phy.write(0, kBmcrReset);
+  EXPECT_FALSE(phy.rx_clock_running());
+  phy.set_link(true);
+  while ((phy.read(1) & kBmsrAnComplete) == 0) {
+  }
+  EXPECT_TRUE(phy.rx_clock_running());
+}
+
+// Whether a BMCR reset clears the extended registers is not published: the
+// model does both, by option.
+TEST(PhyModel, SoftResetClearsTheExtendedRegistersUnlessToldNot) {
+  PhyModel clears;
+  write_ext(clears, 0xA003, 0x4000 | 10u << 10 | 13u);
+  clears.write(0, kBmcrReset);
+  EXPECT_EQ(clears.extended(0xA003), 0u);
+  PhyModel keeps(with([](PhyModel::Options& o) { o.reset_clears_extended = false; }));
+  write_ext(keeps, 0xA003, 0x4000 | 10u << 10 | 13u);
+  keeps.write(0, kBmcrReset);
+  EXPECT_EQ(keeps.extended(0xA003), 0x4000 | 10u << 10 | 13u);
+}
+
+// With the Star64's timing, frames cross only with the device tree's
+// setting: RX 1500 ps (10 steps), TX 1950 ps (13 steps) inverted, ds 3.
+TEST(PhyModel, Star64TimingDecidesWhichFramesCross) {
+  PhyModel phy(with([](PhyModel::Options& o) { o.timing = &kStar64Gmac0Timing; }));
+  // Reset values: no delays, weakest drive: nothing crosses either way.
+  EXPECT_FALSE(phy.carry_tx_frame());
+  EXPECT_FALSE(phy.carry_rx_frame());
+  write_ext(phy, 0xA003, 0x4000 | 10u << 10 | 13u);
+  write_ext(phy, 0xA010, 3u << 13 | 3u << 4);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_TRUE(phy.carry_tx_frame());
+    EXPECT_TRUE(phy.carry_rx_frame());
+  }
+  EXPECT_EQ(phy.counters().tx_frames_damaged, 1u);
+  EXPECT_EQ(phy.counters().rx_frames_damaged, 1u);
+  // No TX delay: receive fine, every frame sent damaged.
+  write_ext(phy, 0xA003, 0x4000 | 10u << 10);
+  EXPECT_FALSE(phy.carry_tx_frame());
+  EXPECT_TRUE(phy.carry_rx_frame());
+  // The vendor's old pair (RXC_DLY_EN alone = 1900, TX 1500): marginal,
+  // one frame in four lost.
+  write_ext(phy, 0xA001, phy.extended(0xA001) | 1u << 8);
+  write_ext(phy, 0xA003, 0x4000 | 10u);
+  const std::uint64_t before = phy.counters().tx_frames_damaged;
+  for (int i = 0; i < 8; ++i) (void)phy.carry_tx_frame();
+  EXPECT_EQ(phy.counters().tx_frames_damaged - before, 2u);
+}
+
 }  // namespace
 }  // namespace starling::model
