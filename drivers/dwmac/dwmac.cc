@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "drivers/dwmac/barrier.h"
+#include "drivers/dwmac/poll_deadline.h"
 #include "drivers/irq/irq.h"
 #include "kernel/async/as_task.h"
 #include "kernel/async/timeout.h"
@@ -157,14 +158,14 @@ Result<void> Dwmac::reset_core(std::uint64_t timeout_ns) {
   // A reset still pending from an earlier try is waited for, not written
   // again: while SWR is set the registers ignore writes.
   if ((regs_.read(kDmaMode) & dma_mode::kSwr) == 0) regs_.write(kDmaMode, dma_mode::kSwr);
-  const std::uint64_t deadline = hal::now_ns() + timeout_ns;
-  while ((regs_.read(kDmaMode) & dma_mode::kSwr) != 0) {
-    if (hal::now_ns() > deadline) {
+  PollDeadline deadline(timeout_ns);
+  for (;;) {
+    if ((regs_.read(kDmaMode) & dma_mode::kSwr) == 0) return {};
+    if (deadline.passed()) {
       ++driver_stats_.reset_timeouts;
       return Unexpected(Error::kTimedOut);
     }
   }
-  return {};
 }
 
 Result<void> Dwmac::start_core(std::uint64_t timeout_ns) {

@@ -1,18 +1,17 @@
 #include "drivers/dwmac/mdio.h"
 
+#include "drivers/dwmac/poll_deadline.h"
 #include "drivers/dwmac/registers.h"
-#include "kernel/hal/clock.h"
 
 namespace starling::dwmac {
 
 using namespace reg::mdio_address;
 
 Result<void> Mdio::wait_idle() const {
-  const std::uint64_t deadline = hal::now_ns() + kTimeoutNs;
+  PollDeadline deadline(kTimeoutNs);
   for (;;) {
     if ((registers_.read(reg::kMacMdioAddress) & kGb) == 0) return {};
-    // Checked after a read, so a slow host still gets one look past the deadline.
-    if (hal::now_ns() > deadline) return Unexpected(Error::kTimedOut);
+    if (deadline.passed()) return Unexpected(Error::kTimedOut);
   }
 }
 

@@ -1,6 +1,6 @@
 #include "drivers/dwmac/phy.h"
 
-#include "kernel/hal/clock.h"
+#include "drivers/dwmac/poll_deadline.h"
 
 namespace starling::dwmac {
 namespace {
@@ -51,12 +51,12 @@ Result<void> Phy::bring_up(const Yt8531Settings& settings) {
   if (is_yt8531() && !valid(settings)) return Unexpected(Error::kInvalidArgument);
 
   if (auto ok = mdio_->write(address_, kBmcr, kBmcrReset); !ok.ok()) return ok;
-  const std::uint64_t deadline = hal::now_ns() + kResetTimeoutNs;
+  PollDeadline deadline(kResetTimeoutNs);
   for (;;) {
     auto bmcr = mdio_->read(address_, kBmcr);
     if (!bmcr.ok()) return Unexpected(bmcr.error());
     if ((*bmcr & kBmcrReset) == 0) break;
-    if (hal::now_ns() > deadline) return Unexpected(Error::kTimedOut);
+    if (deadline.passed()) return Unexpected(Error::kTimedOut);
   }
 
   if (is_yt8531()) {

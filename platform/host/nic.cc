@@ -9,6 +9,7 @@
 #include "kernel/arch/host/interrupts.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/interrupt_source.h"
+#include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
 #include "kernel/console/console.h"
 #include "platform/host/boot_options.h"
@@ -24,6 +25,9 @@ constexpr std::size_t kDmaBytes = std::size_t{8} << 20;
 // MTU) is read whole and refused by the model as the MAC would.
 constexpr std::size_t kWireBufferBytes = 16 * 1024;
 constexpr std::uint64_t kLinkWaitNs = 2'000'000'000;
+// How often the TAP's state is looked at: a cable pulled or plugged shows
+// within this, and the driver's PHY poll (0.5 s) then sees the link change.
+constexpr std::uint64_t kCablePollNs = 100'000'000;
 
 struct HostNic {
   std::unique_ptr<model::DmaRegion> region;
@@ -71,6 +75,27 @@ async::Task<void> pump_wire(HostNic& nic) {
   }
 }
 
+void print_cable(bool in) {
+  console::print("host: TAP ");
+  console::print(host::boot_options().tap);
+  console::print(in ? " up: the cable is in\n" : " down: the cable is out\n");
+}
+
+// The cable: the Linux side of the TAP up or down (`ip link set NAME
+// down` pulls it). The model's PHY follows; the driver finds out as on the
+// board, by polling the PHY.
+async::Task<void> follow_cable(HostNic& nic) {
+  bool in = nic.model->phy().link_up();
+  for (;;) {
+    co_await async::sleep_for(kCablePollNs);
+    auto up = nic.tap.up();
+    if (!up.ok() || *up == in) continue;
+    in = *up;
+    print_cable(in);
+    nic.model->phy().set_link(in);
+  }
+}
+
 Result<HostNic*> bring_up() {
   const host::BootOptions& options = host::boot_options();
   if (options.tap.empty()) {
@@ -89,7 +114,11 @@ Result<HostNic*> bring_up() {
   }
   if (auto ok = nic->tap.open(options.tap); !ok.ok()) return Unexpected(ok.error());
 
-  nic->model.emplace(*nic->region);
+  // A TAP that is down at boot is a board powered on without a cable.
+  model::DwmacModel::Options model_options;
+  if (auto up = nic->tap.up(); up.ok()) model_options.phy.link_up = *up;
+  nic->model.emplace(*nic->region, model_options);
+  if (!model_options.phy.link_up) print_cable(false);
   HostNic* raw = nic.get();
   nic->model->on_transmit([raw](std::span<const std::byte> frame) {
     if (raw->tap.write(frame).ok()) {
@@ -119,6 +148,10 @@ Result<HostNic*> bring_up() {
   }
   if (auto ok = async::Executor::current().spawn(pump_wire(*raw)); !ok.ok()) {
     fail("starting the wire", ok.error());
+    return Unexpected(ok.error());
+  }
+  if (auto ok = async::Executor::current().spawn(follow_cable(*raw)); !ok.ok()) {
+    fail("watching the cable", ok.error());
     return Unexpected(ok.error());
   }
   console::print("host: NIC dwmac (device model) on TAP ");

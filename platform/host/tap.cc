@@ -4,6 +4,7 @@
 #include <linux/if.h>
 #include <linux/if_tun.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -52,7 +53,19 @@ Result<void> Tap::open(std::string_view name) {
     return Unexpected(Error::kBusy);
   }
   fd_ = fd;
+  name_ = std::string(name);
   return {};
+}
+
+Result<bool> Tap::up() const {
+  const int sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0) return Unexpected(Error::kDeviceError);
+  ifreq request{};
+  std::memcpy(request.ifr_name, name_.data(), name_.size());
+  const int ok = ::ioctl(sock, SIOCGIFFLAGS, &request);
+  ::close(sock);
+  if (ok < 0) return Unexpected(Error::kDeviceError);
+  return (request.ifr_flags & IFF_UP) != 0;
 }
 
 Result<std::size_t> Tap::read(std::span<std::byte> buffer) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "kernel/lib/result.h"
@@ -29,6 +30,10 @@ class Tap {
 
   int fd() const { return fd_; }
 
+  // Whether the Linux side of the TAP is up (IFF_UP: `ip link set NAME
+  // up`/`down`): the host board's cable. kDeviceError if it cannot be asked.
+  Result<bool> up() const;
+
   // One frame into `buffer`: its length, 0 if none is waiting; kDeviceError
   // if the device went away.
   Result<std::size_t> read(std::span<std::byte> buffer);
@@ -39,6 +44,7 @@ class Tap {
 
  private:
   int fd_ = -1;
+  std::string name_;
 };
 
 }  // namespace starling::host

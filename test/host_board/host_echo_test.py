@@ -120,10 +120,7 @@ def utilisation(failures):
 
 
 def stats():
-    reply = udp_roundtrip(b"STARLING-STATS".ljust(1024))  # padded: see apps/echo
-    if reply is None:
-        return {}
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", reply.decode())}
+    return host_process.echo_stats(GUEST)
 
 
 def inside(args):

@@ -14,6 +14,7 @@ the Starling process on the other side of the wire is 10.0.2.15.
 Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN), as `ip netns` does.
 """
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -108,6 +109,15 @@ def udp_roundtrip(host, payload, port=1235, tries=5, timeout=1.0):
             except socket.timeout:
                 continue
     return None
+
+
+def echo_stats(host, port=1235):
+    """The echo app's STARLING-STATS counters as a dict ({} without a
+    reply). The request is padded to 1024 bytes: see apps/echo."""
+    reply = udp_roundtrip(host, b"STARLING-STATS".ljust(1024), port=port)
+    if reply is None:
+        return {}
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", reply.decode("ascii", "replace"))}
 
 
 def run_in_namespace(script, argv, timeout=240):
