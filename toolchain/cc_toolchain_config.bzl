@@ -178,7 +178,7 @@ def _compiler_files(name, target, compiler):
             "//toolchain:libcxx_config_site",
             repo + ":clang",
             repo + ":libcxx_headers",
-            repo + ":picolibc_headers",
+            "@picolibc//:picolibc_headers",
             repo + ":resource_headers",
         ]
         link = [wrappers, repo + ":lld"]

@@ -12,7 +12,8 @@ def llvm_paths(repo, major):
     llvm_root = "external/%s/usr/lib/llvm-%s" % (repo, major)
     return struct(
         resource_dir = llvm_root + "/lib/clang/" + major,
-        picolibc_include = "external/%s/usr/lib/picolibc/riscv64-unknown-elf/include" % repo,
+        # One copy for both compilers (toolchain/pins.bzl, PICOLIBC_PACKAGES).
+        picolibc_include = "external/picolibc/usr/lib/picolibc/riscv64-unknown-elf/include",
         libcxx_include = llvm_root + "/include/c++/v1",
         # Our freestanding __config_site for that libc++ (toolchain/libcxx/N/).
         libcxx_config_site = "toolchain/libcxx/" + major,

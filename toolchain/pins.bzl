@@ -18,8 +18,8 @@ _LLVM22 = "1:22.1.8-1~deb12u1"
 # The riscv64 C library headers: the same for every compiler.
 _PICOLIBC = ("1.8-1", "0dadfbd9eb6a6c2ce5e0b1466da03d5c99b901f5977f0bc17cc60c0a42fcee66")
 
-# Compiler, linker, binutils, resource headers, sanitizer runtimes, libc++
-# headers, and the riscv64 C library headers.
+# Compiler, linker, binutils, resource headers, sanitizer runtimes and libc++
+# headers (the riscv64 C library headers: PICOLIBC_PACKAGES).
 LLVM_PACKAGES = {
     "clang-19": (_LLVM, "89ab931a9bbfd567a76df3141af5d5ec67b01d800150e614f2c9bf4671da9b08"),
     "libclang-cpp19": (_LLVM, "5daa784e1d747db320c16604729ffa805e6bfd72d3ac0b7cb0ee5f1a7ebc8aae"),
@@ -33,7 +33,6 @@ LLVM_PACKAGES = {
     "libc++abi-19-dev": (_LLVM, "78d59818a21a756868670d7b27d2737fd33b23f7597585d56e0656dd059147d9"),
     # The formatter the lint test runs (same LLVM as the compiler).
     "clang-format-19": (_LLVM, "294be761c32accb59d1fb8a27b4929d0f219a898b47fd52a8f5e2c841ab8d089"),
-    "picolibc-riscv64-unknown-elf": _PICOLIBC,
 }
 
 # The second compiler, the same set from Debian's llvm-toolchain-22
@@ -49,11 +48,16 @@ LLVM22_PACKAGES = {
     "llvm-22": (_LLVM22, "fcde579693b3f1cf1da596694c1add8a961ab1e1bd22744d4bff165d4f865add"),
     "libc++-22-dev": (_LLVM22, "8931d220c251fd5576c00e47dc0034b57a7c84d26e99b4679d7b13f039e6a8f4"),
     "libc++abi-22-dev": (_LLVM22, "99c745a1a09a849358d7ebbb1945a966e05469d1b79ba009714da2980140c2ee"),
-    "picolibc-riscv64-unknown-elf": _PICOLIBC,
 }
 
-# picolibc ships 30-odd multilibs (1 GB extracted); the kernel uses one.
-LLVM_EXTRACT = {
+# The riscv64 C library headers, one repository (@picolibc) shared by both
+# compilers: its .deb is 115 MB and 1 GB unpacked (30-odd multilibs, of which
+# the kernel uses one), the largest package of the toolchain, so it is
+# fetched and unpacked once, not once per compiler.
+PICOLIBC_PACKAGES = {
+    "picolibc-riscv64-unknown-elf": _PICOLIBC,
+}
+PICOLIBC_EXTRACT = {
     "picolibc-riscv64-unknown-elf": [
         "./usr/lib/picolibc/riscv64-unknown-elf/include",
         "./usr/lib/picolibc/riscv64-unknown-elf/lib/release/rv64imac/lp64",

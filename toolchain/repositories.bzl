@@ -7,10 +7,11 @@ load(
     "DTC_PACKAGES",
     "GOOGLETEST_PACKAGES",
     "HTTP_PARSER_SOURCE",
-    "LLVM_EXTRACT",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
     "MTOOLS_PACKAGES",
+    "PICOLIBC_EXTRACT",
+    "PICOLIBC_PACKAGES",
     "UBOOT_TOOLS_PACKAGES",
 )
 load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
@@ -24,8 +25,6 @@ def starling_repositories():
         debian_packages(
             name = compiler.repo,
             packages = pinned(compiler.packages),
-            arch_all = ["picolibc-riscv64-unknown-elf"],
-            extract = LLVM_EXTRACT,
             # Debian puts this link in llvm-N-dev (tens of MB we do not
             # need); clang's RUNPATH ($ORIGIN/../lib) looks for libLLVM here.
             symlinks = {
@@ -37,6 +36,13 @@ def starling_repositories():
             version_check_binary = "usr/lib/llvm-%s/bin/clang" % major,
             expected_version = compiler.version,
         )
+    debian_packages(
+        name = "picolibc",
+        packages = pinned(PICOLIBC_PACKAGES),
+        arch_all = ["picolibc-riscv64-unknown-elf"],
+        extract = PICOLIBC_EXTRACT,
+        build_file = "//toolchain/repositories:BUILD.picolibc",
+    )
     debian_packages(
         name = "googletest",
         packages = pinned(GOOGLETEST_PACKAGES),
