@@ -49,6 +49,13 @@ struct Header {
 // A request's header lines beyond this are refused with 431.
 inline constexpr std::size_t kMaxHeaders = 48;
 
+// The path of an absolute-form target with none ("http://host?x"): the one
+// view of a request that does not point into the slot's buffers.
+// (An array object: one address in every translation unit, which a string
+// literal's need not have.)
+inline constexpr char kRootPathText[] = "/";
+inline constexpr std::string_view kRootPath{kRootPathText, 1};
+
 // ASCII case-insensitive equality (header names, tokens).
 bool equals_ignoring_case(std::string_view a, std::string_view b);
 
@@ -56,7 +63,7 @@ struct Request {
   Method method = Method::kOther;
   std::string_view method_text;    // the token as sent, e.g. "PATCH" for kOther
   std::string_view target;         // the request-target as sent: "/a/b?x=1"
-  std::string_view path;           // target up to '?'
+  std::string_view path;           // target up to '?' (kRootPath: absolute form with none)
   std::string_view query;          // after '?', without it; empty if none
   std::uint8_t version_minor = 1;  // HTTP/1.x (the server answers 505 otherwise)
   std::array<Header, kMaxHeaders> headers{};

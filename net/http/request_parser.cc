@@ -195,20 +195,26 @@ RequestParser::State RequestParser::finish_head() noexcept {
   q.method_text = http_method_str(static_cast<http_method>(parser_.method));
   q.target = std::string_view(base + url_.begin, url_.size);
   std::string_view path = q.target;
-  // Absolute form (RFC 9112 §3.2.2): the path starts after the authority.
+  // Absolute form (RFC 9112 §3.2.2): the path starts after the authority,
+  // which ends at the first '/', '?' or '#' (RFC 3986 §3.2); an empty path
+  // is "/" (RFC 9112 §3.2.1). Found by the fuzzer: "http://h?x=1" lost its
+  // query, and its "/" was a literal outside the slot's buffer.
+  bool absolute = false;
   for (std::string_view scheme : kSchemes) {
     if (path.size() >= scheme.size() &&
         equals_ignoring_case(path.substr(0, scheme.size()), scheme)) {
       path.remove_prefix(scheme.size());
-      const std::size_t slash = path.find('/');
-      path = slash == std::string_view::npos ? std::string_view("/") : path.substr(slash);
+      const std::size_t end = path.find_first_of("/?#");
+      path = end == std::string_view::npos ? std::string_view() : path.substr(end);
+      absolute = true;
+      break;
     }
   }
   if (const std::size_t mark = path.find('?'); mark != std::string_view::npos) {
     q.query = path.substr(mark + 1);
     path = path.substr(0, mark);
   }
-  q.path = path;
+  q.path = absolute && path.empty() ? kRootPath : path;
   q.header_count = fields_seen_;
   bool control_byte = false;
   // Host and the first Expect are found in the same pass (a pass each, and

@@ -107,6 +107,26 @@ TEST(RequestParser, PathQueryHeadersAndAbsoluteForm) {
   EXPECT_EQ(r.header_count, 3u);
 }
 
+// Absolute form without a path (found by //fuzz/http_request): the path is
+// "/", the query is kept, and the path is the one view allowed outside the
+// buffer (kRootPath).
+TEST(RequestParser, AbsoluteFormWithoutAPathKeepsItsQuery) {
+  for (const std::string target : {"http://hex.html?x=1", "HTTP://h?x=1"}) {
+    SCOPED_TRACE(target);
+    std::vector<char> buffer(1024);
+    std::vector<std::byte> body(16);
+    RequestParser parser(buffer, body);
+    const std::string wire = "GET " + target + " HTTP/1.1\r\nHost: h\r\n\r\n";
+    std::memcpy(parser.room().data(), wire.data(), wire.size());
+    parser.commit(wire.size());
+    ASSERT_EQ(parser.advance(), State::kHead);
+    const Request& r = parser.request();
+    EXPECT_EQ(r.path, "/");
+    EXPECT_EQ(r.path.data(), kRootPath.data());
+    EXPECT_EQ(r.query, "x=1");
+  }
+}
+
 TEST(RequestParser, ExpectContinueOnlyWhenABodyIsComing) {
   EXPECT_EQ(
       feed("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok", 5)
