@@ -9,6 +9,7 @@
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
+#include "kernel/lib/bootargs.h"
 #include "kernel/mem/address.h"
 #include "kernel/mem/page_metrics.h"
 #include "kernel/metrics/page.h"
@@ -16,6 +17,7 @@
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/netif_metrics.h"
 #include "net/port/random.h"
+#include "net/tcp/tcp.h"
 #include "net/tcp/tcp_metrics.h"
 
 namespace starling::board {
@@ -72,6 +74,36 @@ void register_metrics(std::string_view app, Netif& netif) {
   }
 }
 
+// `starling.tcp_peer_share=N|off`: how many of the 128 TCP connections one
+// peer may hold (net/tcp/tcp.h). A malformed or repeated token is refused
+// whole, with the fix, and the default kept.
+void apply_tcp_peer_share(std::string_view app, std::string_view bootargs) {
+  const BootargValue arg = bootarg_value(bootargs, "starling.tcp_peer_share");
+  if (!arg.found) return;
+  std::uint64_t n = 0;
+  if (!arg.repeated && arg.value == "off") {
+    net::set_tcp_peer_share(0);
+  } else if (!arg.repeated && parse_bootarg_number(arg.value, 1, 128, &n)) {
+    net::set_tcp_peer_share(static_cast<std::size_t>(n));
+  } else {
+    print(app);
+    print(arg.repeated ? ": ignoring starling.tcp_peer_share=: given twice"
+                       : ": ignoring starling.tcp_peer_share=: not 1 to 128 or off");
+    print("; fix: starling.tcp_peer_share=63; keeping ");
+    console::print_dec(static_cast<std::int64_t>(net::tcp_peer_share()));
+    print("\n");
+    return;
+  }
+  print(app);
+  print(": TCP connections per peer: ");
+  if (net::tcp_peer_share() == 0) {
+    print("no limit (starling.tcp_peer_share=off)\n");
+  } else {
+    console::print_dec(static_cast<std::int64_t>(net::tcp_peer_share()));
+    print(" of 128 (starling.tcp_peer_share=)\n");
+  }
+}
+
 }  // namespace
 
 async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot,
@@ -89,6 +121,7 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     } else {
       network.ip = parsed.config;
     }
+    apply_tcp_peer_share(app, network.bootargs);
   }
 
   auto nic = board::nic(boot::page_allocator());

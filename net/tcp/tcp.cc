@@ -31,6 +31,7 @@ struct Conn {
   bool eof = false;
   bool connected = false;
   bool tx_shut = false;
+  bool inbound = false;  // accepted from a listener (counts toward its peer's share)
 };
 
 struct ListenerState {
@@ -60,6 +61,8 @@ constexpr std::size_t kMaxUnreadPbufs = TCP_WND / TCP_MSS + TCP_OOSEQ_MAX_PBUFS;
 Conn g_conns[MEMP_NUM_TCP_PCB];
 ListenerState g_listeners[MEMP_NUM_TCP_PCB_LISTEN];
 std::size_t g_limit = MEMP_NUM_TCP_PCB;
+static_assert(kDefaultTcpPeerShare < MEMP_NUM_TCP_PCB / 2, "one peer below half the pool");
+std::size_t g_peer_share = kDefaultTcpPeerShare;
 TcpStats g_stats{.pool_size = MEMP_NUM_TCP_PCB};
 
 Conn* alloc_conn() {
@@ -74,6 +77,15 @@ Conn* alloc_conn() {
   return nullptr;
 }
 
+// Connections `address` (host order) opened to us and holds now.
+std::size_t connections_of(std::uint32_t address) {
+  std::size_t n = 0;
+  for (const Conn& c : g_conns) {
+    if (c.in_use && c.inbound && c.peer.address == address) ++n;
+  }
+  return n;
+}
+
 void release_conn(Conn* c) {
   if (c->rx != nullptr) pbuf_free(c->rx);
   c->rx = nullptr;
@@ -85,7 +97,7 @@ void release_conn(Conn* c) {
   c->peer = {};
   c->local = {};
   c->error = ERR_OK;
-  c->eof = c->connected = c->tx_shut = false;
+  c->eof = c->connected = c->tx_shut = c->inbound = false;
   c->in_use = false;
   --g_stats.connections_in_use;
 }
@@ -237,6 +249,13 @@ err_t on_accept(void* arg, tcp_pcb* newpcb, err_t err) {
     tcp_abort(newpcb);
     return ERR_ABRT;
   }
+  if (g_peer_share != 0 &&
+      connections_of(lwip_ntohl(ip_2_ip4(&newpcb->remote_ip)->addr)) >= g_peer_share) {
+    ++g_stats.refused_peer_share;
+    ++l->refused;
+    tcp_abort(newpcb);
+    return ERR_ABRT;
+  }
   Conn* c = alloc_conn();
   if (c == nullptr) {
     ++g_stats.refused_pool;
@@ -246,6 +265,7 @@ err_t on_accept(void* arg, tcp_pcb* newpcb, err_t err) {
   }
   attach(c, newpcb);
   c->connected = true;
+  c->inbound = true;
   if (l->tail != nullptr) {
     l->tail->next_pending = c;
   } else {
@@ -274,6 +294,14 @@ const TcpStats& tcp_stats() noexcept {
 
 void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept {
   g_limit = (slots == 0 || slots > MEMP_NUM_TCP_PCB) ? MEMP_NUM_TCP_PCB : slots;
+}
+
+void set_tcp_peer_share(std::size_t connections) noexcept {
+  g_peer_share = connections;
+}
+
+std::size_t tcp_peer_share() noexcept {
+  return g_peer_share;
 }
 
 // ---- TcpStream ---------------------------------------------------------------

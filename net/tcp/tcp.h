@@ -42,12 +42,13 @@ namespace starling::net {
 
 // Global counters (one lwIP instance per kernel).
 struct TcpStats {
-  std::uint64_t accepted = 0;         // connections handed to a listener's queue
-  std::uint64_t refused_backlog = 0;  // aborted: the listener's backlog was full
-  std::uint64_t refused_pool = 0;     // aborted: no connection slot / no lwIP pcb
-  std::uint64_t resets = 0;           // connections that ended with ERR_RST
-  std::uint64_t errors = 0;           // all tcp_err callbacks (resets included)
-  std::uint64_t close_aborts = 0;     // close() fell back to tcp_abort
+  std::uint64_t accepted = 0;            // connections handed to a listener's queue
+  std::uint64_t refused_backlog = 0;     // aborted: the listener's backlog was full
+  std::uint64_t refused_pool = 0;        // aborted: no connection slot / no lwIP pcb
+  std::uint64_t refused_peer_share = 0;  // aborted: that peer already held its share
+  std::uint64_t resets = 0;              // connections that ended with ERR_RST
+  std::uint64_t errors = 0;              // all tcp_err callbacks (resets included)
+  std::uint64_t close_aborts = 0;        // close() fell back to tcp_abort
   std::uint64_t refused_unread =
       0;  // segments refused: the reader had TCP_WND/TCP_MSS + TCP_OOSEQ_MAX_PBUFS pbufs unread
   std::size_t connections_in_use = 0;  // pool slots currently held
@@ -152,6 +153,19 @@ class TcpListener {
 
 // For tests: limit the connection pool to `slots` (<= its size; 0 = full size).
 void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept;
+
+// Fairness between peers (docs/hostile-peers.md): one peer, an IPv4
+// address, may hold at most this many of the pool's connections at once
+// (the ones it opened to us: accepted, or waiting to be). Past its share a
+// new connection from it is reset when its handshake completes and counted
+// (refused_peer_share); every other peer is served as before. The
+// bookkeeping is the connection table itself (a scan of its 128 entries at
+// each accept): nothing a peer can grow. The default keeps one peer below
+// half the pool; 0 turns the limit off. Set from the kernel command line by
+// `starling.tcp_peer_share=N|off` (platform/network.cc).
+inline constexpr std::size_t kDefaultTcpPeerShare = 63;
+void set_tcp_peer_share(std::size_t connections) noexcept;
+std::size_t tcp_peer_share() noexcept;
 
 }  // namespace starling::net
 

@@ -32,6 +32,11 @@ Result<void> register_tcp_metrics(metrics::Registry& registry) {
         .help = "TCP connections aborted: no connection slot or lwIP PCB.",
         .line_key = "tcp_refused_pool"},
        &s.refused_pool},
+      {{.name = "starling_tcp_refused_peer_share_total",
+        .help = "TCP connections aborted: that peer already held its share of the pool "
+                "(starling.tcp_peer_share=).",
+        .line_key = "tcp_refused_peer"},
+       &s.refused_peer_share},
       {{.name = "starling_tcp_resets_total",
         .help = "TCP connections that ended in a reset.",
         .line_key = "tcp_resets"},

@@ -444,7 +444,7 @@ def run_wire(args):
 # ---------------------------------------------------------------- tcp (hostfwd) case
 
 def run_tcp(args):
-    g = EchoGuest(args.launcher, args.timeout)
+    g = EchoGuest(args.launcher, args.timeout, append=args.append)
     udp_port, tcp_port = g.udp_port, g.tcp_port
     us = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     us.settimeout(1.0)
@@ -968,6 +968,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=150)
     ap.add_argument("--flood", type=int, default=5000)
     ap.add_argument("--connections", type=int, default=80)
+    ap.add_argument("--append", default="", help="the guest's kernel command line (tcp mode)")
     ap.add_argument("--syn-flood", type=int, default=200)
     ap.add_argument("--rst-storm", type=int, default=200)
     ap.add_argument("--never-read-segments", type=int, default=100)

@@ -334,6 +334,52 @@ TEST_F(TcpTest, PoolExhaustionRefusesAndCounts) {
   EXPECT_TRUE(run(body()).ok());
 }
 
+// Fairness (issue 27): one peer past its share is reset and counted, its
+// connections already held are unaffected, and one that closes makes room
+// for the next. Here every connection comes from the one loopback address;
+// our own outgoing connections do not count toward anybody's share.
+TEST_F(TcpTest, PeerShareRefusesOnePeersExcessAndCounts) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7010, 8);
+    if (!l) co_return Unexpected(l.error());
+    const TcpStats before = tcp_stats();
+    EXPECT_EQ(tcp_peer_share(), kDefaultTcpPeerShare);
+    set_tcp_peer_share(2);
+    Result<TcpStream> c1 = co_await TcpStream::connect(kServer(7010));
+    Result<TcpStream> c2 = co_await TcpStream::connect(kServer(7010));
+    EXPECT_TRUE(c1.ok() && c2.ok());
+    Result<TcpStream> s1 = co_await l->accept();
+    Result<TcpStream> s2 = co_await l->accept();
+    EXPECT_TRUE(s1.ok() && s2.ok());
+    Result<TcpStream> c3 = co_await TcpStream::connect(kServer(7010));
+    EXPECT_TRUE(c3.ok());  // the handshake completes; the reset follows it
+    co_await async::sleep_for(20 * kMillisecond);
+    EXPECT_EQ(tcp_stats().refused_peer_share, before.refused_peer_share + 1);
+    EXPECT_EQ(tcp_stats().refused_pool, before.refused_pool);
+    EXPECT_EQ(l->pending(), 0u);
+    std::array<std::byte, 4> buf;
+    Result<std::size_t> r = co_await async::with_timeout(c3->read(buf), 20 * kMillisecond);
+    EXPECT_EQ(r.error(), Error::kDeviceError);
+    // The two held are unaffected.
+    const std::array<std::byte, 1> x{std::byte{'x'}};
+    EXPECT_TRUE((co_await s2->write(x)).ok());
+    r = co_await async::with_timeout(c2->read(buf), 1000 * kMillisecond);
+    EXPECT_EQ(r.value_or(0), 1u);
+    // One closes: the peer may open another.
+    (void)s1->close();
+    (void)c1->close();
+    co_await async::sleep_for(20 * kMillisecond);
+    Result<TcpStream> c4 = co_await TcpStream::connect(kServer(7010));
+    EXPECT_TRUE(c4.ok());
+    Result<TcpStream> s4 = co_await async::with_timeout(l->accept(), 1000 * kMillisecond);
+    EXPECT_TRUE(s4.ok());
+    EXPECT_EQ(tcp_stats().refused_peer_share, before.refused_peer_share + 1);
+    set_tcp_peer_share(kDefaultTcpPeerShare);
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
 TEST_F(TcpTest, ShutdownAndCloseSemantics) {
   auto body = []() -> Task<void> {
     Result<TcpListener> l = TcpListener::listen(7008, 4);
