@@ -11,7 +11,6 @@ the utilisation service, and the STATS counters (frames through the NIC, no
 driver errors). Bounded: every wait has a deadline, the app is killed at the
 end, the namespace removed.
 """
-import argparse
 import os
 import random
 import re
@@ -23,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
-from host_process import App, report, run_in_namespace  # noqa: E402
+from host_process import App, report  # noqa: E402
 
 GUEST = "10.0.2.15"
 
@@ -185,15 +184,7 @@ def finish(app, failures):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--app", required=True, help="the echo app's host binary")
-    parser.add_argument("--timeout", type=float, default=20)
-    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.inside:
-        return inside(args)
-    return run_in_namespace(__file__, ["--app", os.path.abspath(args.app),
-                                       "--timeout", str(args.timeout)])
+    return host_process.app_test_main(__file__, __doc__, inside)
 
 
 if __name__ == "__main__":

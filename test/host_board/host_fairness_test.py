@@ -9,7 +9,6 @@ of its connections are reset and counted (tcp_refused_peer).
 Bounded: connection attempts and reads have timeouts; the app is stopped and
 the namespace removed at the end.
 """
-import argparse
 import os
 import random
 import socket
@@ -19,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
-from host_process import App, report, run_in_namespace  # noqa: E402
+from host_process import App, report  # noqa: E402
 
 GUEST = "10.0.2.15"
 HOST_A = "10.0.2.2"
@@ -100,15 +99,7 @@ def finish(app, failures):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--app", required=True, help="the echo app's host binary")
-    parser.add_argument("--timeout", type=float, default=20)
-    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.inside:
-        return inside(args)
-    return run_in_namespace(__file__, ["--app", os.path.abspath(args.app),
-                                       "--timeout", str(args.timeout)])
+    return host_process.app_test_main(__file__, __doc__, inside)
 
 
 if __name__ == "__main__":

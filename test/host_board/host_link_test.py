@@ -9,7 +9,6 @@ echoes nothing; plugged in, the driver reports the link and UDP echo works;
 pulled, it reports the link down; plugged in again, echo works again; no
 NIC errors or resets in the counters afterwards.
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
-from host_process import App, report, run_in_namespace  # noqa: E402
+from host_process import App, report  # noqa: E402
 
 GUEST = "10.0.2.15"
 
@@ -97,15 +96,7 @@ def finish(app, failures):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--app", required=True, help="the echo app's host binary")
-    parser.add_argument("--timeout", type=float, default=20)
-    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.inside:
-        return inside(args)
-    return run_in_namespace(__file__, ["--app", os.path.abspath(args.app),
-                                       "--timeout", str(args.timeout)])
+    return host_process.app_test_main(__file__, __doc__, inside)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ the Starling process on the other side of the wire is 10.0.2.15.
         ns.popen([...])            # a process inside it
 Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN), as `ip netns` does.
 """
+import argparse
 import os
 import re
 import socket
@@ -126,6 +127,21 @@ def run_in_namespace(script, argv, timeout=240):
     with TapNamespace() as ns:
         return ns.run([sys.executable, os.path.abspath(script), "--inside", *argv],
                       timeout=timeout).returncode
+
+
+def app_test_main(script, doc, inside):
+    """The command line of a test of one app binary: --app, --timeout; run
+    again inside a fresh TapNamespace (--inside), where `inside(args)` runs.
+    Returns the exit code."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--app", required=True, help="the app's host binary")
+    parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.inside:
+        return inside(args)
+    return run_in_namespace(script, ["--app", os.path.abspath(args.app),
+                                     "--timeout", str(args.timeout)])
 
 
 def report(app, failures, expected=()):
