@@ -114,6 +114,9 @@ async::Task<int> serve(const BootInfo& boot) {
   config.head_timeout_ns =
       number_arg(network->bootargs, "httpd.head_timeout_ms", 1, 600'000, 10'000) *
       async::kMillisecond;
+  // 0: below half the slots (the server's default).
+  config.peer_slots = number_arg(network->bootargs, "httpd.peer_slots", 1, net::http::kMaxSlots,
+                                 net::http::kAutoPeerSlots);
   if (auto ok = net::http::register_http_metrics(metrics::registry()); !ok.ok()) {
     print("httpd: metrics not all registered: ");
     print(error_name(ok.error()));

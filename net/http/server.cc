@@ -25,6 +25,7 @@ struct Slot {
   char head[kHeadBufferBytes];
   std::byte body[kBodyBytes];
   char response_head[kResponseHeadBytes];
+  std::uint32_t peer;  // the holder's IPv4 address (host order)
   bool used;
 };
 
@@ -64,14 +65,24 @@ class SlotLease {
   Slot* slot_;
 };
 
-Slot* free_slot(std::size_t limit) {
+Slot* free_slot(std::size_t limit, std::uint32_t peer) {
   for (std::size_t i = 0; i < limit; ++i) {
     if (!g_slots[i].used) {
       g_slots[i].used = true;
+      g_slots[i].peer = peer;
       return &g_slots[i];
     }
   }
   return nullptr;
+}
+
+// Slots `peer` holds now: a scan of the table, no bookkeeping of its own.
+std::size_t slots_of(std::size_t limit, std::uint32_t peer) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < limit; ++i) {
+    if (g_slots[i].used && g_slots[i].peer == peer) ++n;
+  }
+  return n;
 }
 
 std::span<const std::byte> bytes_of(const char* data, std::size_t n) {
@@ -394,6 +405,9 @@ Task<void> serve(const Router& router, ServerConfig config) noexcept {
   if (g_serving) co_return Unexpected(Error::kBusy);
   Serving serving;
   if (config.slots == 0 || config.slots > kMaxSlots) config.slots = kMaxSlots;
+  if (config.peer_slots == kAutoPeerSlots) {
+    config.peer_slots = config.slots > 2 ? (config.slots - 1) / 2 : 1;
+  }
   g_stats.slots_total = config.slots;
   auto listener = TcpListener::listen(config.port, config.backlog);
   if (!listener.ok()) co_return Unexpected(listener.error());
@@ -406,8 +420,15 @@ Task<void> serve(const Router& router, ServerConfig config) noexcept {
     }
     if (!stream.ok()) co_return Unexpected(stream.error());
     ++g_stats.connections_accepted;
+    const std::uint32_t peer = stream->peer().address;
     StreamHandoff handoff(std::move(*stream), &g_stats.connections_reset);
-    Slot* slot = free_slot(config.slots);
+    if (slots_of(config.slots, peer) >= config.peer_slots) {
+      ++g_stats.connections_refused;
+      ++g_stats.connections_refused_peer;
+      (void)connections.spawn(refuse(std::move(handoff), config.retry_after_s));
+      continue;
+    }
+    Slot* slot = free_slot(config.slots, peer);
     if (slot == nullptr) {
       ++g_stats.connections_refused;
       (void)connections.spawn(refuse(std::move(handoff), config.retry_after_s));

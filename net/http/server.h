@@ -41,6 +41,8 @@ inline constexpr std::size_t kHeadBufferBytes = 8 * 1024;
 inline constexpr std::size_t kBodyBytes = 8 * 1024;
 inline constexpr std::size_t kResponseHeadBytes = 1024;
 
+inline constexpr std::size_t kAutoPeerSlots = 0;
+
 struct ServerConfig {
   std::uint16_t port = 80;
   std::size_t slots = kMaxSlots;
@@ -55,12 +57,18 @@ struct ServerConfig {
   std::uint64_t handler_timeout_ns = 10'000'000'000;
   std::uint32_t max_requests = 1000;
   std::uint32_t retry_after_s = 1;  // 503's Retry-After
+  // Fairness (docs/hostile-peers.md): slots one peer (an IPv4 address) may
+  // hold at once; past them its new connections get 503 with Retry-After
+  // while other peers are served. kAutoPeerSlots: below half the slots,
+  // (slots - 1) / 2 and at least 1 (31 of 64). Up to `slots` (= no limit).
+  std::size_t peer_slots = kAutoPeerSlots;
 };
 
 struct ServerStats {
   std::uint64_t connections_accepted = 0;
-  std::uint64_t connections_refused = 0;  // every slot held: 503
-  std::uint64_t connections_reset = 0;    // no coroutine frame for the connection: RST
+  std::uint64_t connections_refused = 0;       // 503: every slot held, or the peer's share
+  std::uint64_t connections_refused_peer = 0;  // of those, the peer held its share
+  std::uint64_t connections_reset = 0;         // no coroutine frame for the connection: RST
   std::uint64_t slots_in_use = 0;
   std::uint64_t slots_high_water = 0;
   std::uint64_t slots_total = 0;

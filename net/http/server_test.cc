@@ -307,9 +307,43 @@ TEST_F(ServerTest, EverySlotHeldMeans503WithRetryAfterAndTheSlotsComeBack) {
     (void)d->close();
     co_return b->close();
   };
-  ASSERT_TRUE(run_with({.slots = 2}, client()).ok());
+  // One peer (every connection here is from the loopback address) may hold both.
+  ASSERT_TRUE(run_with({.slots = 2, .peer_slots = 2}, client()).ok());
   EXPECT_EQ(server_stats().connections_refused, before.connections_refused + 1);
   EXPECT_EQ(server_stats().slots_high_water >= 2, true);
+}
+
+// Fairness (issue 27): with 5 slots one peer may hold 2 (below half); its
+// third connection gets 503 with Retry-After, counted as the peer's, while
+// slots stay free for others; a slot it gives back is its again.
+TEST_F(ServerTest, OnePeerHoldsBelowHalfTheSlots) {
+  const ServerStats before = server_stats();
+  auto client = []() -> Task<void> {
+    auto a = co_await TcpStream::connect(kServer(g_port));
+    auto b = co_await TcpStream::connect(kServer(g_port));
+    if (!a || !b) co_return Unexpected(Error::kNoMemory);
+    co_await async::sleep_for(20 * kMillisecond);
+    CHECK_EQ_OR_FAIL(server_stats().slots_in_use, 2u);
+    auto c = co_await TcpStream::connect(kServer(g_port));
+    if (!c) co_return Unexpected(c.error());
+    (void)co_await send(*c, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+    std::string got = text(co_await read_some(*c, 40));
+    CHECK_EQ_OR_FAIL(got.starts_with("HTTP/1.1 503 Service Unavailable\r\n"), true);
+    CHECK_EQ_OR_FAIL(server_stats().slots_in_use, 2u);
+    (void)c->close();
+    (void)a->close();
+    co_await async::sleep_for(20 * kMillisecond);
+    auto d = co_await TcpStream::connect(kServer(g_port));
+    if (!d) co_return Unexpected(d.error());
+    (void)co_await send(*d, "GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+    std::string served = text(co_await read_some(*d, 200));
+    CHECK_EQ_OR_FAIL(served.starts_with("HTTP/1.1 200 OK\r\n"), true);
+    (void)d->close();
+    co_return b->close();
+  };
+  ASSERT_TRUE(run_with({.slots = 5}, client()).ok());
+  EXPECT_EQ(server_stats().connections_refused_peer, before.connections_refused_peer + 1);
+  EXPECT_EQ(server_stats().connections_refused, before.connections_refused + 1);
 }
 
 TEST_F(ServerTest, HandlerOutOfTimeIs503AndHttp10ClosesUnlessAsked) {

@@ -131,10 +131,10 @@ def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
     port = free_port()
     # Every client comes through user networking from one address
-    # (10.0.2.2): the per-peer TCP share (63) is off so that the storm can
-    # reach the slots' own bound (docs/hostile-peers.md).
+    # (10.0.2.2): the per-peer shares (TCP 63, slots 31) are lifted so that
+    # the storm can reach the slots' own bound (docs/hostile-peers.md).
     guest = QemuGuest(a.launcher, a.timeout, env={"STARLING_HTTPD_PORT": str(port)},
-                      qemu_args=("-append", "starling.tcp_peer_share=off"))
+                      qemu_args=("-append", "starling.tcp_peer_share=off httpd.peer_slots=64"))
     try:
         if not guest.wait_for("httpd: ready"):
             check(False, "httpd printed ready")

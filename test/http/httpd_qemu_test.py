@@ -72,7 +72,8 @@ def main():
     port = free_port()
     guest = QemuGuest(a.launcher, a.timeout, env={"STARLING_HTTPD_PORT": str(port)},
                       qemu_args=("-append",
-                                 f"httpd.slots={SLOTS} httpd.head_timeout_ms={HEAD_TIMEOUT_MS}"))
+                                 f"httpd.slots={SLOTS} httpd.peer_slots={SLOTS} "
+                                 f"httpd.head_timeout_ms={HEAD_TIMEOUT_MS}"))
     try:
         if not guest.wait_for("httpd: ready"):
             check(False, "httpd printed ready")
