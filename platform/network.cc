@@ -74,22 +74,30 @@ void register_metrics(std::string_view app, Netif& netif) {
   }
 }
 
-// `starling.tcp_peer_share=N|off`: how many of the 128 TCP connections one
-// peer may hold (net/tcp/tcp.h). A malformed or repeated token is refused
-// whole, with the fix, and the default kept.
+// `starling.tcp_peer_share=N|off`: how many of the TCP connection pool's
+// slots one peer may hold (net/tcp/tcp.h). A malformed or repeated token is
+// refused whole, with the fix, and the default kept.
 void apply_tcp_peer_share(std::string_view app, std::string_view bootargs) {
   const BootargValue arg = bootarg_value(bootargs, "starling.tcp_peer_share");
   if (!arg.found) return;
+  const std::size_t pool = net::tcp_stats().pool_size;
   std::uint64_t n = 0;
   if (!arg.repeated && arg.value == "off") {
     net::set_tcp_peer_share(0);
-  } else if (!arg.repeated && parse_bootarg_number(arg.value, 1, 128, &n)) {
+  } else if (!arg.repeated && parse_bootarg_number(arg.value, 1, pool, &n)) {
     net::set_tcp_peer_share(static_cast<std::size_t>(n));
   } else {
     print(app);
-    print(arg.repeated ? ": ignoring starling.tcp_peer_share=: given twice"
-                       : ": ignoring starling.tcp_peer_share=: not 1 to 128 or off");
-    print("; fix: starling.tcp_peer_share=63; keeping ");
+    if (arg.repeated) {
+      print(": ignoring starling.tcp_peer_share=: given twice");
+    } else {
+      print(": ignoring starling.tcp_peer_share=: not 1 to ");
+      console::print_dec(static_cast<std::int64_t>(pool));
+      print(" or off");
+    }
+    print("; fix: starling.tcp_peer_share=");
+    console::print_dec(static_cast<std::int64_t>(net::kDefaultTcpPeerShare));
+    print("; keeping ");
     console::print_dec(static_cast<std::int64_t>(net::tcp_peer_share()));
     print("\n");
     return;
@@ -100,7 +108,9 @@ void apply_tcp_peer_share(std::string_view app, std::string_view bootargs) {
     print("no limit (starling.tcp_peer_share=off)\n");
   } else {
     console::print_dec(static_cast<std::int64_t>(net::tcp_peer_share()));
-    print(" of 128 (starling.tcp_peer_share=)\n");
+    print(" of ");
+    console::print_dec(static_cast<std::int64_t>(pool));
+    print(" (starling.tcp_peer_share=)\n");
   }
 }
 

@@ -135,7 +135,8 @@ class Phy {
   Result<void> apply_link(const PhyLink& link);
 
   std::uint32_t id() const { return id_; }
-  bool is_yt8531() const { return id_ == kIdYt8531 || id_ == kIdYt8531S; }
+  static constexpr bool is_yt8531(std::uint32_t id) { return id == kIdYt8531 || id == kIdYt8531S; }
+  bool is_yt8531() const { return is_yt8531(id_); }
   bool drive_strength_refused() const { return drive_strength_refused_; }
   // The LDO voltage field of 0xA001 (5:4) read at bring-up: 0 = 3.3 V, 2 or 3 = 1.8 V.
   std::uint16_t ldo_field() const { return ldo_field_; }

@@ -29,6 +29,7 @@ void explain(const char* what, std::string_view name, int error) {
 
 Tap::~Tap() {
   if (fd_ >= 0) ::close(fd_);
+  if (control_fd_ >= 0) ::close(control_fd_);
 }
 
 Result<void> Tap::open(std::string_view name) {
@@ -57,14 +58,14 @@ Result<void> Tap::open(std::string_view name) {
   return {};
 }
 
-Result<bool> Tap::up() const {
-  const int sock = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (sock < 0) return Unexpected(Error::kDeviceError);
+// One socket for the interface ioctls, opened at the first question and
+// kept: the cable is looked at ten times a second.
+Result<bool> Tap::up() {
+  if (control_fd_ < 0) control_fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (control_fd_ < 0) return Unexpected(Error::kDeviceError);
   ifreq request{};
   std::memcpy(request.ifr_name, name_.data(), name_.size());
-  const int ok = ::ioctl(sock, SIOCGIFFLAGS, &request);
-  ::close(sock);
-  if (ok < 0) return Unexpected(Error::kDeviceError);
+  if (::ioctl(control_fd_, SIOCGIFFLAGS, &request) < 0) return Unexpected(Error::kDeviceError);
   return (request.ifr_flags & IFF_UP) != 0;
 }
 

@@ -32,7 +32,7 @@ class Tap {
 
   // Whether the Linux side of the TAP is up (IFF_UP: `ip link set NAME
   // up`/`down`): the host board's cable. kDeviceError if it cannot be asked.
-  Result<bool> up() const;
+  Result<bool> up();
 
   // One frame into `buffer`: its length, 0 if none is waiting; kDeviceError
   // if the device went away.
@@ -44,6 +44,7 @@ class Tap {
 
  private:
   int fd_ = -1;
+  int control_fd_ = -1;  // an AF_INET socket for SIOCGIFFLAGS (up())
   std::string name_;
 };
 

@@ -104,7 +104,7 @@ void print_dma_setup(const dwmac::Dwmac& gmac, const GmacChoice& choice) {
 void print_phy_setup(const dwmac::Dwmac& gmac) {
   using S = dwmac::Yt8531Settings;
   const S& phy = gmac.params().phy;
-  if (gmac.phy_id() != dwmac::Phy::kIdYt8531 && gmac.phy_id() != dwmac::Phy::kIdYt8531S) {
+  if (!dwmac::Phy::is_yt8531(gmac.phy_id())) {
     print("star64: eth0 PHY is not a YT8531 (ID ");
     console::print_hex(gmac.phy_id());
     print("): its RGMII settings were not programmed\n");
