@@ -1,14 +1,52 @@
 """The transition that builds a dependency for one board's platform."""
 
-def _board_transition_impl(settings, attr):  # buildifier: disable=unused-variable
-    return {"//command_line_option:platforms": attr.platform}
+# What board_options reads and sets: a transition that uses it takes these
+# among its inputs and outputs.
+BOARD_OPTION_INPUTS = [
+    "//command_line_option:compilation_mode",
+    "//command_line_option:features",
+]
+BOARD_OPTION_OUTPUTS = BOARD_OPTION_INPUTS + ["//command_line_option:platforms"]
+
+def board_options(settings, platform):
+    """The options an image's ELF is built with for one board.
+
+    An image is optimised unless debugging was asked for: the default mode
+    (fastbuild) builds it as -c opt does, so `bazel run //apps/echo:qemu`
+    boots what the benchmarks measure and the Star64 card carries what users
+    ship; -c dbg stays dbg. And without sanitizers (a host feature: the
+    riscv64 toolchain has none), as the cost gate's and the compiler report's
+    transitions set it. The same options are the same configuration: every
+    image, the cost gate's and the toolchain tests' object lists share one
+    build of the kernel, drivers and net instead of one per mode
+    (docs/testing.md).
+
+    Args:
+      settings: the transition's settings (BOARD_OPTION_INPUTS among them).
+      platform: the board's platform() label.
+
+    Returns:
+      The values of BOARD_OPTION_OUTPUTS.
+    """
+
+    # (An enum option: str() for its name.)
+    mode = str(settings["//command_line_option:compilation_mode"])
+    features = settings["//command_line_option:features"]
+    return {
+        "//command_line_option:platforms": platform,
+        "//command_line_option:compilation_mode": "opt" if mode == "fastbuild" else mode,
+        "//command_line_option:features": features if "-sanitizers" in features else features + ["-sanitizers"],
+    }
+
+def _board_transition_impl(settings, attr):
+    return board_options(settings, attr.platform)
 
 # Rules using it take a string attribute `platform` (the board's platform()
 # label) and the _allowlist_function_transition attribute below.
 board_transition = transition(
     implementation = _board_transition_impl,
-    inputs = [],
-    outputs = ["//command_line_option:platforms"],
+    inputs = BOARD_OPTION_INPUTS,
+    outputs = BOARD_OPTION_OUTPUTS,
 )
 
 TRANSITION_ALLOWLIST = {

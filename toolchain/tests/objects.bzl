@@ -7,7 +7,7 @@ also collects each link action's command line, which Bazel 4.2.3 exposes to
 Starlark (compile command lines it does not: see compile_flags_test).
 """
 
-load("//platform:transition.bzl", "TRANSITION_ALLOWLIST")
+load("//platform:transition.bzl", "BOARD_OPTION_INPUTS", "BOARD_OPTION_OUTPUTS", "TRANSITION_ALLOWLIST", "board_options")
 
 ObjectsInfo = provider(
     doc = "Object files compiled for a binary, and its link command lines.",
@@ -56,24 +56,26 @@ COMPILER_TOOLCHAINS = {
 }
 
 def _objects_transition_impl(settings, attr):
+    # As the board's images build their ELF (board_options: the same
+    # configuration, so these are the images' own objects, not a copy).
+    options = board_options(settings, attr.platform)
     if not attr.compiler:
-        return {
-            "//command_line_option:platforms": attr.platform,
+        options.update({
             "//command_line_option:extra_toolchains": settings["//command_line_option:extra_toolchains"],
             "//command_line_option:platform_suffix": settings["//command_line_option:platform_suffix"],
-        }
-    return {
-        "//command_line_option:platforms": attr.platform,
-        "//command_line_option:extra_toolchains": COMPILER_TOOLCHAINS[attr.compiler] +
-                                                  settings["//command_line_option:extra_toolchains"],
-        "//command_line_option:platform_suffix": "-" + attr.compiler,
-    }
+        })
+    else:
+        options.update({
+            "//command_line_option:extra_toolchains": COMPILER_TOOLCHAINS[attr.compiler] +
+                                                      settings["//command_line_option:extra_toolchains"],
+            "//command_line_option:platform_suffix": "-" + attr.compiler,
+        })
+    return options
 
 _objects_transition = transition(
     implementation = _objects_transition_impl,
-    inputs = ["//command_line_option:extra_toolchains", "//command_line_option:platform_suffix"],
-    outputs = [
-        "//command_line_option:platforms",
+    inputs = BOARD_OPTION_INPUTS + ["//command_line_option:extra_toolchains", "//command_line_option:platform_suffix"],
+    outputs = BOARD_OPTION_OUTPUTS + [
         "//command_line_option:extra_toolchains",
         "//command_line_option:platform_suffix",
     ],
