@@ -56,12 +56,15 @@ TEST_F(SleepTest, EqualDeadlinesFireInTheOrderTheyWereSet) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(log[i].id, i);
 }
 
-// The board's one wake-up timer is armed for the earliest deadline.
+// The board's one wake-up timer is armed for the earliest deadline. The
+// deadlines are far enough apart that the test process being descheduled on
+// a loaded machine does not pass one before it is armed (at 3 and 8 ms a
+// cold `bazel test //...` once saw `late` pass before the executor slept).
 TEST_F(SleepTest, ArmsTheBoardWakeupForTheEarliestDeadline) {
   std::vector<Fired> log;
   const std::uint64_t t0 = hal::now_ns();
-  const std::uint64_t early = t0 + 3 * kMillisecond;
-  const std::uint64_t late = t0 + 8 * kMillisecond;
+  const std::uint64_t early = t0 + 100 * kMillisecond;
+  const std::uint64_t late = t0 + 250 * kMillisecond;
   ASSERT_TRUE(executor_.spawn(sleeper(&log, 0, late)).ok());
   ASSERT_TRUE(executor_.spawn(sleeper(&log, 1, early)).ok());
   ASSERT_TRUE(executor_.step());  // both start and go to sleep
