@@ -70,7 +70,8 @@ Result<void> register_runtime_metrics(metrics::Registry& registry, const Executo
        [](const void* c) { return stall_of(c).suppressed(); }},
       {{.name = "starling_stall_longest_nanoseconds",
         .help = "The longest task run the stall detector has seen (a lower bound).",
-        .type = Type::kGauge},
+        .type = Type::kGauge,
+        .line_key = "stall_longest_ns"},
        [](const void* c) { return stall_of(c).longest_ns(); }},
   };
   for (const Entry& e : stall_entries) {

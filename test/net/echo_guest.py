@@ -14,7 +14,7 @@ from qemu_guest import QemuGuest, free_port  # noqa: E402,F401 (free_port: re-ex
 
 
 class EchoGuest(QemuGuest):
-    def __init__(self, launcher, timeout, append="", runner_args=(), env=None):
+    def __init__(self, launcher, timeout, append="", runner_args=(), env=None, qemu_args=()):
         self.udp_port = free_port(socket.SOCK_DGRAM)
         self.tcp_port = free_port(socket.SOCK_STREAM)
         self.util_port = free_port(socket.SOCK_STREAM)
@@ -24,7 +24,7 @@ class EchoGuest(QemuGuest):
             "STARLING_UTIL_TCP_PORT": str(self.util_port),
         }
         super().__init__(launcher, timeout, env=dict(ports, **(env or {})), runner_args=runner_args,
-                         qemu_args=("-append", append) if append else ())
+                         qemu_args=tuple(qemu_args) + (("-append", append) if append else ()))
 
     def wait_ready(self):
         """True once the guest printed "echo: ready" (bounded by the timeout)."""

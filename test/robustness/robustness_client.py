@@ -897,11 +897,20 @@ def run_ooseq(args):
     DMA buffer), the guest keeps answering everyone else, and the pools are
     back at baseline once the connections are reset."""
     w = Wire()
-    g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()})
+    # With --stall-ms the guest runs under -icount (its clock counts its own
+    # instructions, one per nanosecond: a host that deschedules QEMU cannot
+    # make a task look long) and its stall detector at that threshold: the
+    # bursts must make no task keep the hart that long (issue 27, item 3).
+    stall = dict(append=f"starling.stall_ms={args.stall_ms}", qemu_args=("-icount", "shift=0")) \
+        if args.stall_ms else {}
+    g = EchoGuest(args.launcher, args.timeout, env={"STARLING_ECHO_NETDEV": w.netdev()}, **stall)
     try:
         baseline = wire_baseline(w, g)
         if baseline is None:
             return
+        if args.stall_ms:
+            check(f"a task running {args.stall_ms} ms without suspending is reported" in g.console(),
+                  f"stall detector armed at {args.stall_ms} ms")
         conns = []
         for n, (port, sport) in enumerate(((1236, 7101), (1237, 7102), (1236, 7103))):
             case = f"burst {n + 1} ({args.ooseq_segments} out-of-order segments to {port})"
@@ -944,11 +953,22 @@ def run_ooseq(args):
             c.reset()
         back_to_baseline_long("out-of-order bursts (reset)", w.stats, baseline, 20)
         echo_works(w, "out-of-order bursts")
+        if args.stall_ms:
+            s = w.stats()
+            longest = None if s is None else s.get("stall_longest_ns")
+            print(f"      the longest task run the stall detector saw: {longest} ns", flush=True)
+            check(longest is not None and longest < args.stall_ms * 1_000_000,
+                  f"the longest task run below {args.stall_ms} ms ({longest} ns)")
         isn_case(w)
         amplification_cases(w)
         runt_cases(w)
     finally:
+        text = g.console()
         stop_and_check_console(g, w)
+        if args.stall_ms:
+            stalls = [line for line in text.splitlines() if line.startswith("STALL:")]
+            check(not stalls, f"no task kept the hart {args.stall_ms} ms (guest instructions)"
+                  f"{'' if not stalls else ': ' + ' | '.join(stalls[:12])}")
 
 
 def back_to_baseline_long(case, get, baseline, timeout):
@@ -977,6 +997,9 @@ def main():
                     help="seconds legitimate traffic may go unanswered after a burst")
     ap.add_argument("--ooseq-budget", type=int, default=8,
                     help="RX buffers one connection may hold (lwipopts.h)")
+    ap.add_argument("--stall-ms", type=int, default=0,
+                    help="ooseq mode: run the guest under -icount with this stall threshold "
+                         "and fail on any stall report")
     args = ap.parse_args()
     random.seed(1)
     {"wire": run_wire, "tcp": run_tcp, "abuse": run_abuse, "ooseq": run_ooseq}[args.mode](args)
