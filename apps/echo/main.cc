@@ -47,6 +47,7 @@
 #include "net/netif/netif.h"
 #include "net/port/random.h"
 #include "net/tcp/handoff.h"
+#include "net/tcp/idle_clock.h"
 #include "net/tcp/tcp.h"
 #include "net/udp/udp.h"
 #include "platform/network.h"
@@ -62,7 +63,10 @@ constexpr std::uint16_t kTcpEchoPort = 1236;
 constexpr std::uint16_t kUtilisationPort = 1237;
 constexpr std::uint8_t kTcpBacklog = 16;
 // A connection that says nothing for this long is closed: it holds a PCB.
-constexpr std::uint64_t kTcpIdleTimeoutNs = 60 * async::kSecond;
+// While more than three quarters of the TCP table is held (one or more
+// peers parking idle connections), 10 s is enough (net/tcp/idle_clock.h).
+constexpr net::IdlePolicy kTcpIdle{.idle_ns = 60 * async::kSecond,
+                                   .pressed_idle_ns = 10 * async::kSecond};
 // A connection whose echo cannot be written for this long (a peer that
 // keeps its window shut, answering probes) is reset: it holds a slot.
 constexpr std::uint64_t kTcpWriteTimeoutNs = 30 * async::kSecond;
@@ -114,12 +118,14 @@ struct EchoCounters {
   // No coroutine frame for a receive or an accept: the service waited 1 ms
   // and went on (a full frame arena is a moment, not the end of a service).
   std::uint64_t no_memory_waits = 0;
-  std::uint64_t connections_reset = 0;  // no frame for the connection's task: RST
-  std::uint64_t udp_refused = 0;        // broadcast, or from port 0 / 1235 / 7 / 19
-  std::uint64_t stats_refused = 0;      // stats query from outside the stats network
-  std::uint64_t stats_short = 0;        // stats query too short: told to pad
-  std::uint64_t write_timeouts = 0;     // TCP echo could not write for kTcpWriteTimeoutNs
-  std::uint64_t tcp_echoed_bytes = 0;   // written back on TCP echo connections
+  std::uint64_t connections_reset = 0;    // no frame for the connection's task: RST
+  std::uint64_t udp_refused = 0;          // broadcast, or from port 0 / 1235 / 7 / 19
+  std::uint64_t stats_refused = 0;        // stats query from outside the stats network
+  std::uint64_t stats_short = 0;          // stats query too short: told to pad
+  std::uint64_t write_timeouts = 0;       // TCP echo could not write for kTcpWriteTimeoutNs
+  std::uint64_t idle_closes = 0;          // TCP echo connections quiet past kTcpIdle's limit
+  std::uint64_t pressed_idle_closes = 0;  // ... of them, past the shorter one under pressure
+  std::uint64_t tcp_echoed_bytes = 0;     // written back on TCP echo connections
 };
 EchoCounters g_echo;
 
@@ -153,6 +159,16 @@ void register_echo_metrics(Netif& netif) {
         .help = "TCP echo connections reset: their echo could not be written for 30 s.",
         .line_key = "tcp_write_timeouts"},
        &g_echo.write_timeouts},
+      {{.name = "starling_echo_tcp_idle_closes_total",
+        .help = "TCP echo connections closed for saying nothing for 60 s, or 10 s while "
+                "the TCP table is more than three quarters full.",
+        .line_key = "tcp_idle_closes"},
+       &g_echo.idle_closes},
+      {{.name = "starling_echo_tcp_pressed_idle_closes_total",
+        .help = "TCP echo connections closed for 10 s of quiet while the TCP table was "
+                "more than three quarters full.",
+        .line_key = "tcp_pressed_idle_closes"},
+       &g_echo.pressed_idle_closes},
       {{.name = "starling_echo_udp_refused_total",
         .help = "UDP datagrams not echoed: broadcast, or from port 0, 7, 19 or 1235.",
         .line_key = "udp_refused"},
@@ -166,9 +182,15 @@ void register_echo_metrics(Netif& netif) {
         .line_key = "stats_short"},
        &g_echo.stats_short},
       {{.name = "starling_utilisation_idle_timeouts_total",
-        .help = "Utilisation service clients closed for saying nothing.",
+        .help = "Utilisation service clients closed for saying nothing for 120 s "
+                "during a measurement.",
         .line_key = "util_idle_timeouts"},
        &util.idle_timeouts},
+      {{.name = "starling_utilisation_command_timeouts_total",
+        .help = "Utilisation service clients closed for saying nothing for 10 s between "
+                "commands: the next client takes the service.",
+        .line_key = "util_command_timeouts"},
+       &util.command_timeouts},
       {{.name = "starling_utilisation_accept_errors_total",
         .help = "Utilisation service accepts that failed.",
         .line_key = "util_accept_errors"},
@@ -265,20 +287,29 @@ void print_failure(const char* what, Error error) {
 
 // One TCP echo connection: read what arrived, write it back (write waits for
 // send-buffer space, so a client that does not read slows only itself). The
-// peer closing, or saying nothing for kTcpIdleTimeoutNs, ends it with a FIN;
-// a failed read or write (no memory, a reset) ends it with an RST, because
-// the echo is then incomplete and a FIN would pass it off as whole.
+// peer closing, or saying nothing past kTcpIdle's limit (the shorter one
+// while the TCP table is under pressure), ends it with a FIN; a failed read
+// or write (no memory, a reset) ends it with an RST, because the echo is
+// then incomplete and a FIN would pass it off as whole.
 async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
   net::TcpStream stream = connection.take();
   std::byte buffer[2048];
+  net::IdleClock idle(kTcpIdle);
   for (;;) {
-    auto n = co_await async::with_timeout(stream.read(buffer), kTcpIdleTimeoutNs);
+    const std::uint64_t wait = idle.next_wait_ns(net::tcp_table_pressed());
+    if (wait == 0) {
+      ++g_echo.idle_closes;
+      if (idle.closed_under_pressure()) ++g_echo.pressed_idle_closes;
+      break;
+    }
+    auto n = co_await async::with_timeout(stream.read(buffer), wait);
+    if (!n.ok() && n.error() == Error::kTimedOut) continue;  // look at the limit again
     if (n.ok() && *n == 0) break;
     if (!n.ok()) {
-      if (n.error() == Error::kTimedOut) break;
       stream.abort();
       co_return {};
     }
+    idle.heard();
     auto written = co_await async::with_timeout(
         stream.write(std::span<const std::byte>(buffer, *n)), kTcpWriteTimeoutNs);
     if (!written.ok()) {

@@ -14,6 +14,7 @@
 #include "net/http/request_parser.h"
 #include "net/http/response_head.h"
 #include "net/tcp/handoff.h"
+#include "net/tcp/idle_clock.h"
 #include "net/tcp/tcp.h"
 
 namespace starling::net::http {
@@ -163,6 +164,11 @@ class Connection {
   Task<Next> answer(Response response, bool keep_alive);
   Task<Next> refuse_request(Status status, bool body_pending);
   Task<Next> one_request(bool first);
+  // More than three quarters of the slots held: kept-alive connections get
+  // the shorter idle limit.
+  bool slots_pressed() const noexcept {
+    return net::table_pressed(g_stats.slots_in_use, config_.slots);
+  }
 
   TcpStream stream_;
   Slot& slot_;
@@ -269,8 +275,12 @@ Task<Connection::Next> Connection::one_request(bool first) {
   // first byte starts the head's clock.
   bool head_clock = first || parser_.started();
   if (!first && parser_.pending_bytes() > 0) ++g_stats.pipelined;
-  deadline_.set(
-      async::deadline_after(head_clock ? config_.head_timeout_ns : config_.idle_timeout_ns));
+  // Quiet between requests: the idle limit, shorter while the slots are
+  // under pressure, looked at again every second (net/tcp/idle_clock.h).
+  net::IdleClock idle(
+      {.idle_ns = config_.idle_timeout_ns, .pressed_idle_ns = config_.pressed_idle_timeout_ns});
+  deadline_.set(async::deadline_after(head_clock ? config_.head_timeout_ns
+                                                 : idle.next_wait_ns(slots_pressed())));
   RequestParser::State state;
   // The head's deadline once its first byte came, armed only if the head
   // needs another read: a kept-alive request whose head comes in one
@@ -281,7 +291,12 @@ Task<Connection::Next> Connection::one_request(bool first) {
     const Read r = received(co_await deadline_.bound(stream_.read(parser_.room())));
     if (r == Read::kTimedOut) {
       if (!head_clock) {
+        if (const std::uint64_t wait = idle.next_wait_ns(slots_pressed()); wait > 0) {
+          deadline_.set(async::deadline_after(wait));
+          continue;
+        }
         ++g_stats.idle_closes;
+        if (idle.closed_under_pressure()) ++g_stats.pressed_idle_closes;
         co_return Next::kClose;
       }
       ++g_stats.head_timeouts;

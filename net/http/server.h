@@ -52,6 +52,9 @@ struct ServerConfig {
   std::size_t backlog = kMaxSlots;
   std::uint64_t head_timeout_ns = 10'000'000'000;
   std::uint64_t idle_timeout_ns = 15'000'000'000;
+  // A kept-alive connection's quiet limit while more than three quarters of
+  // the slots are held (net/tcp/idle_clock.h): idle holders give way.
+  std::uint64_t pressed_idle_timeout_ns = 5'000'000'000;
   std::uint64_t body_timeout_ns = 30'000'000'000;
   std::uint64_t write_timeout_ns = 30'000'000'000;
   std::uint64_t handler_timeout_ns = 10'000'000'000;
@@ -72,11 +75,12 @@ struct ServerStats {
   std::uint64_t slots_in_use = 0;
   std::uint64_t slots_high_water = 0;
   std::uint64_t slots_total = 0;
-  std::uint64_t requests = 0;       // requests answered (every status)
-  std::uint64_t pipelined = 0;      // requests whose bytes were already buffered
-  std::uint64_t head_timeouts = 0;  // 408 while the head came in
-  std::uint64_t body_timeouts = 0;  // 408 while the body came in
-  std::uint64_t idle_closes = 0;    // kept-alive connections closed for quiet
+  std::uint64_t requests = 0;             // requests answered (every status)
+  std::uint64_t pipelined = 0;            // requests whose bytes were already buffered
+  std::uint64_t head_timeouts = 0;        // 408 while the head came in
+  std::uint64_t body_timeouts = 0;        // 408 while the body came in
+  std::uint64_t idle_closes = 0;          // kept-alive connections closed for quiet
+  std::uint64_t pressed_idle_closes = 0;  // ... of them, past the shorter limit under pressure
   std::uint64_t write_timeouts = 0;
   std::uint64_t handler_failures = 0;  // a handler failed or took too long
   std::uint64_t bytes_received = 0;

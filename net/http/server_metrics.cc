@@ -106,6 +106,10 @@ Result<void> register_http_metrics(metrics::Registry& registry) {
       {{.name = "starling_http_idle_closes_total",
         .help = "Kept-alive HTTP connections closed for saying nothing."},
        &s.idle_closes},
+      {{.name = "starling_http_pressed_idle_closes_total",
+        .help = "Kept-alive HTTP connections closed for saying nothing past the shorter "
+                "limit, while more than three quarters of the slots were held."},
+       &s.pressed_idle_closes},
       {{.name = "starling_http_write_timeouts_total",
         .help = "HTTP connections reset: a response could not be written in time."},
        &s.write_timeouts},

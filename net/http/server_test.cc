@@ -345,6 +345,42 @@ TEST_F(ServerTest, OnePeerHoldsBelowHalfTheSlots) {
   EXPECT_EQ(server_stats().connections_refused, before.connections_refused + 1);
 }
 
+// Idle holders give way (issue 27): a kept-alive connection keeps its slot
+// past the pressed limit while the table is not under pressure, and loses it
+// within the look-again period once more than three quarters are held.
+TEST_F(ServerTest, KeptAliveConnectionsGiveWayWhenTheSlotsAreUnderPressure) {
+  const ServerStats before = server_stats();
+  auto client = []() -> Task<void> {
+    auto a = co_await TcpStream::connect(kServer(g_port));
+    if (!a) co_return Unexpected(a.error());
+    (void)co_await send(*a, "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n");
+    std::string one = text(co_await read_some(*a, kHelloResponse.size()));
+    CHECK_EQ_OR_FAIL(one, kHelloResponse);
+    // 1 of 4 slots: quiet past the pressed limit (150 ms), still served.
+    const bool ended_early = yes(co_await ended_within(*a, 400));
+    CHECK_EQ_OR_FAIL(ended_early, false);
+    // 4 of 4: under pressure; `a` has been quiet for 400 ms.
+    auto b = co_await TcpStream::connect(kServer(g_port));
+    auto c = co_await TcpStream::connect(kServer(g_port));
+    auto d = co_await TcpStream::connect(kServer(g_port));
+    if (!b || !c || !d) co_return Unexpected(Error::kNoMemory);
+    const bool ended = yes(co_await ended_within(*a, 1500));
+    CHECK_EQ_OR_FAIL(ended, true);
+    (void)a->close();
+    (void)b->close();
+    (void)c->close();
+    co_return d->close();
+  };
+  ASSERT_TRUE(run_with({.slots = 4,
+                        .idle_timeout_ns = 10'000 * kMillisecond,
+                        .pressed_idle_timeout_ns = 150 * kMillisecond,
+                        .peer_slots = 4},
+                       client())
+                  .ok());
+  EXPECT_EQ(server_stats().pressed_idle_closes, before.pressed_idle_closes + 1);
+  EXPECT_EQ(server_stats().idle_closes, before.idle_closes + 1);
+}
+
 TEST_F(ServerTest, HandlerOutOfTimeIs503AndHttp10ClosesUnlessAsked) {
   auto client = []() -> Task<void> {
     auto c = co_await TcpStream::connect(kServer(g_port));

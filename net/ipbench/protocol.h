@@ -42,6 +42,8 @@ class UtilisationProtocol {
   // Handles one complete line (without '\n'). Exposed for tests.
   Output line(std::string_view text, const Sample& now) noexcept;
   bool closed() const noexcept { return state_ == State::kClosed; }
+  // Between START and STOP: the client is quiet by design (one sample run).
+  bool measuring() const noexcept { return state_ == State::kStop; }
 
  private:
   enum class State { kHello, kLoad, kSetup, kStart, kStop, kClosed };

@@ -25,16 +25,19 @@ const UtilisationStats& utilisation_stats() noexcept {
 }
 
 async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler, void* context,
-                                           std::uint64_t idle_timeout_ns) noexcept {
+                                           std::uint64_t idle_timeout_ns,
+                                           std::uint64_t command_timeout_ns) noexcept {
   UtilisationProtocol protocol;
   Result<void> r = co_await send(stream, UtilisationProtocol::kGreeting);
   if (!r) co_return r;
   std::array<char, 256> buf;
   for (;;) {
-    Result<std::size_t> n = co_await async::with_timeout(
-        stream.read(std::as_writable_bytes(std::span(buf))), idle_timeout_ns);
+    const bool measuring = protocol.measuring();
+    Result<std::size_t> n =
+        co_await async::with_timeout(stream.read(std::as_writable_bytes(std::span(buf))),
+                                     measuring ? idle_timeout_ns : command_timeout_ns);
     if (!n && n.error() == Error::kTimedOut) {
-      ++g_stats.idle_timeouts;
+      ++(measuring ? g_stats.idle_timeouts : g_stats.command_timeouts);
       break;
     }
     if (!n) co_return Unexpected(n.error());
@@ -49,7 +52,8 @@ async::Task<void> serve_utilisation_client(TcpStream stream, Sampler sampler, vo
 }
 
 async::Task<void> serve_utilisation(TcpListener& listener, Sampler sampler, void* context,
-                                    std::uint64_t idle_timeout_ns) noexcept {
+                                    std::uint64_t idle_timeout_ns,
+                                    std::uint64_t command_timeout_ns) noexcept {
   for (;;) {
     Result<TcpStream> s = co_await listener.accept();
     if (!s && s.error() == Error::kCancelled) co_return Unexpected(s.error());
@@ -60,7 +64,8 @@ async::Task<void> serve_utilisation(TcpListener& listener, Sampler sampler, void
     }
     ++g_stats.clients;
     // One client at a time; a client's failure does not stop the service.
-    (void)co_await serve_utilisation_client(std::move(*s), sampler, context, idle_timeout_ns);
+    (void)co_await serve_utilisation_client(std::move(*s), sampler, context, idle_timeout_ns,
+                                            command_timeout_ns);
   }
 }
 

@@ -203,6 +203,42 @@ TEST_F(TcpTest, UtilisationOneClientAtATimeAndQuitMidSession) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// Idle holders give way (issue 27): a client that says nothing between
+// commands is closed after the command timeout and the next one in the
+// backlog is served; a measuring client (after START) keeps the longer one.
+TEST_F(TcpTest, UtilisationSilentClientGivesWayMeasuringClientDoesNot) {
+  const UtilisationStats before = utilisation_stats();
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7203, 4);
+    if (!l) co_return Unexpected(l.error());
+    FakeClock clock;
+    async::Scope server;
+    (void)server.spawn(
+        serve_utilisation(*l, fake_sampler, &clock, kDefaultIdleTimeoutNs, 100 * kMillisecond));
+    Result<Client> a = co_await connect_client(7203);
+    if (!a) co_return Unexpected(a.error());
+    EXPECT_EQ((co_await async::with_timeout(a->line(), kWait)).value_or("?"), "100 IPBENCH V1.0\n");
+    // a says nothing; b waits in the backlog and is served once a is closed.
+    Result<Client> b = co_await connect_client(7203);
+    if (!b) co_return Unexpected(b.error());
+    EXPECT_TRUE((co_await handshake(*b)).ok());  // its greeting comes once a is gone
+    EXPECT_EQ((co_await async::with_timeout(a->rest(), kWait)).value_or("?"), "");
+    EXPECT_TRUE(a->stream().close().ok());
+    // b measures: quiet three times the command timeout between START and STOP.
+    EXPECT_TRUE((co_await b->send("START\n")).ok());
+    co_await async::sleep_for(300 * kMillisecond);
+    EXPECT_TRUE((co_await b->send("STOP\n")).ok());
+    EXPECT_EQ((co_await async::with_timeout(b->line(), kWait)).value_or("?"),
+              "220 VALID DATA (Data to follow)\n");
+    EXPECT_TRUE(b->stream().close().ok());
+    co_return {};
+  };
+  Result<void> r = run(body());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+  EXPECT_EQ(utilisation_stats().command_timeouts, before.command_timeouts + 1);
+  EXPECT_EQ(utilisation_stats().idle_timeouts, before.idle_timeouts);
+}
+
 TEST_F(TcpTest, UtilisationBadCommandIsAnErrorThenClose) {
   auto body = []() -> Task<void> {
     Result<TcpListener> l = TcpListener::listen(7202, 4);

@@ -523,7 +523,17 @@ def run_tcp(args):
                 still += got == want
             except OSError:
                 pass
-        check(still == len(ok), f"table full: {still}/{len(ok)} accepted connections still echo")
+        # Idle holders give way: while over three quarters of the table is
+        # held, a connection quiet for 10 s is closed (apps/echo/main.cc,
+        # kTcpIdle); opening the table's worth takes longer than that, so
+        # the first ones go until the table is back at three quarters.
+        after = stats()
+        pressed = None if after is None or baseline is None else \
+            after["tcp_pressed_idle_closes"] - baseline["tcp_pressed_idle_closes"]
+        print(f"      table full: {still} still echo, {pressed} closed as idle under pressure", flush=True)
+        check(pressed is not None and still + pressed >= len(ok),
+              f"table full: {still}/{len(ok)} accepted connections still echo, "
+              f"the other {len(ok) - still} closed as idle under pressure ({pressed})")
         # a new connection is served once there is room again? first vanish all
         # with SO_LINGER 0 (RST), mid-stream: each has unread data sent first
         for c in conns:
