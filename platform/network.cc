@@ -17,6 +17,7 @@
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/netif_metrics.h"
 #include "net/port/random.h"
+#include "net/port/reassembly_share.h"
 #include "net/tcp/tcp.h"
 #include "net/tcp/tcp_metrics.h"
 
@@ -65,6 +66,11 @@ void register_metrics(std::string_view app, Netif& netif) {
            .type = metrics::Type::kGauge,
            .line_key = "entropy_ok"},
           [](const void*) -> std::uint64_t { return net::entropy_status().ok ? 1 : 0; }, nullptr),
+      registry.add({.name = "starling_ip_reass_refused_peer_total",
+                    .help = "IPv4 fragments dropped or datagrams freed: their source held its "
+                            "share of reassembly (starling.reass_peer_share=).",
+                    .line_key = "reass_refused_peer"},
+                   &net::reassembly_peer_refusals()),
   };
   for (const Result<void>& result : results) {
     if (!result.ok()) {
@@ -74,44 +80,84 @@ void register_metrics(std::string_view app, Netif& netif) {
   }
 }
 
-// `starling.tcp_peer_share=N|off`: how many of the TCP connection pool's
-// slots one peer may hold (net/tcp/tcp.h). A malformed or repeated token is
-// refused whole, with the fix, and the default kept.
-void apply_tcp_peer_share(std::string_view app, std::string_view bootargs) {
-  const BootargValue arg = bootarg_value(bootargs, "starling.tcp_peer_share");
+// One peer's shares (docs/hostile-peers.md), each `starling.KEY=N|off` on
+// the kernel command line: N from 1 to the table's size, off for no share.
+// A malformed or repeated token is refused whole, with the fix, and the
+// default kept; the share in force is printed when one is given.
+struct PeerShareOption {
+  std::string_view key;   // after "starling."
+  std::string_view what;  // "TCP connections per peer"
+  std::size_t table;      // the bound N may reach: the whole table
+  std::size_t fallback;   // the default, for the fix
+  void (*set)(std::size_t) noexcept;
+  std::size_t (*get)() noexcept;
+};
+
+void apply_peer_share(std::string_view app, std::string_view bootargs,
+                      const PeerShareOption& option) {
+  char key[48] = "starling.";
+  const std::size_t prefix = std::string_view(key).size();
+  if (prefix + option.key.size() >= sizeof key) return;
+  option.key.copy(key + prefix, option.key.size());
+  const std::string_view name(key, prefix + option.key.size());
+  const BootargValue arg = bootarg_value(bootargs, name);
   if (!arg.found) return;
-  const std::size_t pool = net::tcp_stats().pool_size;
   std::uint64_t n = 0;
   if (!arg.repeated && arg.value == "off") {
-    net::set_tcp_peer_share(0);
-  } else if (!arg.repeated && parse_bootarg_number(arg.value, 1, pool, &n)) {
-    net::set_tcp_peer_share(static_cast<std::size_t>(n));
+    option.set(0);
+  } else if (!arg.repeated && parse_bootarg_number(arg.value, 1, option.table, &n)) {
+    option.set(static_cast<std::size_t>(n));
   } else {
     print(app);
+    print(": ignoring ");
+    print(name);
     if (arg.repeated) {
-      print(": ignoring starling.tcp_peer_share=: given twice");
+      print("=: given twice");
     } else {
-      print(": ignoring starling.tcp_peer_share=: not 1 to ");
-      console::print_dec(static_cast<std::int64_t>(pool));
+      print("=: not 1 to ");
+      console::print_dec(static_cast<std::int64_t>(option.table));
       print(" or off");
     }
-    print("; fix: starling.tcp_peer_share=");
-    console::print_dec(static_cast<std::int64_t>(net::kDefaultTcpPeerShare));
+    print("; fix: ");
+    print(name);
+    print("=");
+    console::print_dec(static_cast<std::int64_t>(option.fallback));
     print("; keeping ");
-    console::print_dec(static_cast<std::int64_t>(net::tcp_peer_share()));
+    console::print_dec(static_cast<std::int64_t>(option.get()));
     print("\n");
     return;
   }
   print(app);
-  print(": TCP connections per peer: ");
-  if (net::tcp_peer_share() == 0) {
-    print("no limit (starling.tcp_peer_share=off)\n");
+  print(": ");
+  print(option.what);
+  print(": ");
+  if (option.get() == 0) {
+    print("no limit (");
+    print(name);
+    print("=off)\n");
   } else {
-    console::print_dec(static_cast<std::int64_t>(net::tcp_peer_share()));
+    console::print_dec(static_cast<std::int64_t>(option.get()));
     print(" of ");
-    console::print_dec(static_cast<std::int64_t>(pool));
-    print(" (starling.tcp_peer_share=)\n");
+    console::print_dec(static_cast<std::int64_t>(option.table));
+    print(" (");
+    print(name);
+    print("=)\n");
   }
+}
+
+void apply_peer_shares(std::string_view app, std::string_view bootargs) {
+  const PeerShareOption options[] = {
+      {"tcp_peer_share", "TCP connections per peer", net::tcp_stats().pool_size,
+       net::kDefaultTcpPeerShare, net::set_tcp_peer_share, net::tcp_peer_share},
+      {"tcp_peer_rx_pbufs", "received TCP buffers per peer", net::kMaxTcpPeerRxPbufs,
+       net::kDefaultTcpPeerRxPbufs, net::set_tcp_peer_rx_pbufs, net::tcp_peer_rx_pbufs},
+      {"tcp_peer_segments", "TCP segments per peer", net::tcp_segment_pool_size(),
+       net::kDefaultTcpPeerSegments, net::set_tcp_peer_segments, net::tcp_peer_segments},
+      {"reass_peer_share", "IPv4 reassembly buffers per peer", net::reassembly_max_pbufs(),
+       net::kDefaultReassemblyPeerPbufs, net::set_reassembly_peer_pbufs,
+       net::reassembly_peer_pbufs},
+  };
+  for (const PeerShareOption& option : options) apply_peer_share(app, bootargs, option);
 }
 
 }  // namespace
@@ -131,7 +177,7 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     } else {
       network.ip = parsed.config;
     }
-    apply_tcp_peer_share(app, network.bootargs);
+    apply_peer_shares(app, network.bootargs);
   }
 
   auto nic = board::nic(boot::page_allocator());

@@ -123,6 +123,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0003-tcp-option-parsing-bounds.patch",
     "//net/lwip/patches:0004-tcp-sequence-comparisons.patch",
     "//net/lwip/patches:0005-etharp-input-length-check.patch",
+    "//net/lwip/patches:0006-ip4-reassembly-per-source-share.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

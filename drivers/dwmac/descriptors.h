@@ -41,6 +41,8 @@ inline constexpr std::uint32_t kTxBuffer1LengthMask = 0x3FFF;  // 13:0
 inline constexpr std::uint32_t kTxFrameLengthMask = 0x7FFF;  // 14:0
 // CIC 17:16 = 11: IP header, payload and pseudo-header checksums inserted.
 inline constexpr std::uint32_t kTxChecksumFull = 3u << 16;
+// CIC 17:16 = 01: the IP header checksum only (for IP fragments).
+inline constexpr std::uint32_t kTxChecksumIpHeader = 1u << 16;
 
 // --- TX write-back (TDES3, valid on the LD descriptor) ---
 inline constexpr std::uint32_t kTxErrorSummary = bit(15);

@@ -44,8 +44,9 @@
 // delivered, for lwIP to check and drop.
 //
 // TX copies once into the slot's 2 KiB buffer; one descriptor per frame
-// (FD|LD), IOC on each, checksum insertion (CIC = 11) when HW_FEATURE0 has
-// TX COE and the MTL runs store-and-forward (BoardParams::dma_mode).
+// (FD|LD), IOC on each, checksum insertion (CIC = 11; 01, the IP header
+// only, for an IPv4 fragment) when HW_FEATURE0 has TX COE and the MTL runs
+// store-and-forward (BoardParams::dma_mode).
 // CIC = 11 computes the IPv4 header, TCP, UDP and ICMP checksums whole,
 // pseudo-header included, over whatever the fields held
 // (docs/hardware/dwmac.md §5.1), so enable_tx_checksum_offload() tells the
@@ -275,6 +276,7 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   void fill_tx_in_place(hal::RxHandle handle, std::span<std::byte> frame);
   // TDES0-3 of the next slot for `bytes` at `buffer`, OWN last.
   void post_tx(mem::PhysAddr buffer, std::uint32_t bytes);
+  std::uint32_t tx_checksum_bits(mem::PhysAddr buffer, std::uint32_t bytes) const;
   void start_tx() { write_tx_tail(); }
   bool rx_held(hal::RxHandle handle) const {
     return handle < kRxBuffers && rx_state_[handle] == BufferState::kHeld;

@@ -759,6 +759,37 @@ TEST_F(DwmacTest, ChecksumOffload) {
   EXPECT_NE(reg(reg::kMacConfiguration) & reg::mac_config::kIpc, 0u);
 }
 
+// IPv4 fragments: the engine inserts the IP header checksum only (CIC = 01).
+// A first fragment keeps the UDP checksum the stack gave it (0 here), a
+// later one its payload bytes where a UDP checksum would sit; with CIC = 11
+// both would be overwritten by a sum over the one frame.
+TEST_F(DwmacTest, FragmentsGetTheirIpHeaderChecksumOnly) {
+  ASSERT_TRUE(start().ok());
+  auto first = udp_frame();
+  first[20] = std::byte{0x20};  // MF, offset 0
+  auto later = udp_frame();
+  later[20] = std::byte{0x00};
+  later[21] = std::byte{0xB9};  // offset 185 x 8, the last fragment
+  later[40] = std::byte{0x5A};  // payload bytes at the UDP checksum's place
+  later[41] = std::byte{0xA5};
+  for (const auto& f : {first, later}) {
+    std::span<const std::byte> one[] = {f};
+    ASSERT_EQ(*driver_.transmit(one), 1u);
+  }
+  ASSERT_EQ(sent_.size(), 2u);
+  EXPECT_NE(sent_[0][24] | sent_[0][25], std::byte{0});  // IPv4 header checksum
+  EXPECT_EQ(sent_[0][40] | sent_[0][41], std::byte{0});  // the UDP checksum left alone
+  EXPECT_NE(sent_[1][24] | sent_[1][25], std::byte{0});
+  EXPECT_EQ(sent_[1][40], std::byte{0x5A});  // payload untouched
+  EXPECT_EQ(sent_[1][41], std::byte{0xA5});
+  // An unfragmented datagram still gets everything.
+  const auto whole = udp_frame();
+  std::span<const std::byte> one[] = {whole};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ASSERT_EQ(sent_.size(), 3u);
+  EXPECT_NE(sent_[2][40] | sent_[2][41], std::byte{0});
+}
+
 // ---- DMA mode (docs/hardware/dwmac.md §10) ----
 
 // TTC / RTC encodings: exact counts, and counts between two rounded up.

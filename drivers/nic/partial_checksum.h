@@ -25,6 +25,20 @@ struct PartialChecksum {
   std::uint16_t offset = 0;  // the checksum field's offset from start
 };
 
+// Whether `frame` (from the destination MAC, no FCS) is one fragment of an
+// IPv4 datagram: MF set or a fragment offset. Its transport checksum covers
+// bytes in other frames, so no engine may compute one over this frame: a
+// DWMAC asked for CIC = 11 would overwrite the first fragment's UDP checksum
+// with a sum over that fragment alone, and bytes 6 and 7 of every later
+// fragment's payload (the UDP checksum's place, had it a UDP header).
+inline bool is_ipv4_fragment(std::span<const std::byte> frame) {
+  constexpr std::size_t kEth = 14;
+  if (frame.size() < kEth + 20) return false;
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(frame[i]); };
+  const auto be16 = [&](std::size_t i) { return (byte(i) << 8) | byte(i + 1); };
+  return be16(12) == 0x0800 && (byte(kEth) >> 4) == 4 && (be16(kEth + 6) & 0x3FFF) != 0;
+}
+
 // `frame` starts with the destination MAC, no FCS. nullopt (frame
 // untouched) for anything but a well-formed unfragmented IPv4 UDP/TCP frame.
 inline std::optional<PartialChecksum> prepare_partial_checksum(std::span<std::byte> frame) {
@@ -37,7 +51,7 @@ inline std::optional<PartialChecksum> prepare_partial_checksum(std::span<std::by
   if ((byte(kEth) >> 4) != 4 || ihl < 20 || total < ihl || kEth + total > frame.size()) {
     return std::nullopt;
   }
-  if ((be16(kEth + 6) & 0x3FFF) != 0) return std::nullopt;  // MF set or a fragment offset
+  if (is_ipv4_fragment(frame)) return std::nullopt;
   const std::uint32_t protocol = byte(kEth + 9);
   const std::uint16_t field = protocol == 17 ? 6 : protocol == 6 ? 16 : 0;
   const std::size_t start = kEth + ihl;

@@ -27,7 +27,7 @@ constexpr Pool kPools[] = {
     {MEMP_TCP_PCB_LISTEN, "TCP_PCB_LISTEN", "", ""},
     {MEMP_TCP_SEG, "TCP_SEG", "tcp_segs_used", "tcp_segs_max"},
     {MEMP_UDP_PCB, "UDP_PCB", "", ""},
-    {MEMP_REASSDATA, "REASSDATA", "", ""},
+    {MEMP_REASSDATA, "REASSDATA", "reass_used", ""},
     {MEMP_FRAG_PBUF, "FRAG_PBUF", "", ""},
     {MEMP_ARP_QUEUE, "ARP_QUEUE", "", ""},
     {MEMP_SYS_TIMEOUT, "SYS_TIMEOUT", "", ""},

@@ -224,6 +224,25 @@
   starling_tcp_syncookie((local_ip), (local_port), (remote_ip), (remote_port), (client_isn), \
                          (counter))
 
+/* IPv4 reassembly: 64 pbufs (lwIP's default is 10) in 16 datagrams (5), so
+ * that one peer's share, below half of each (31 pbufs in 7 datagrams:
+ * net/port/reassembly_share.h, starling.reass_peer_share=), still holds a
+ * 45 KB datagram. Past its share a peer's own oldest datagram goes, never
+ * another peer's (net/lwip/patches/0006-ip4-reassembly-per-source-share.patch).
+ * Fragments of more than 256 bytes hold NIC buffers, which the receive
+ * budget bounds as a whole (net/netif/rx_pool.h). */
+#define IP_REASS_MAX_PBUFS 64
+#define MEMP_NUM_REASSDATA 16
+#define LWIP_HOOK_IP4_REASS_SRC_ADMIT(pbufs, datagrams) \
+  starling_ip4_reass_src_admit((pbufs), (datagrams))
+
+/* One peer's share of received pbufs (net/tcp/tcp.h, kDefaultTcpPeerRxPbufs):
+ * every segment lwIP found a pcb for is offered to net/tcp before lwIP reads
+ * it, so data past the share is dropped before it is queued (in order or
+ * out of order), not after. */
+#define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
+  starling_tcp_inpacket((pcb), (p))
+
 /* ---- Statistics and debugging ------------------------------------------- */
 
 /* Only the pool and heap counters: they give each pool's high-water mark

@@ -5,13 +5,18 @@
 //   starling_lwip_diag:   LWIP_PLATFORM_DIAG -> the console (a small printf:
 //                         %s %d %i %u %x %X %c %p %%, with l/ll/h/hh/z
 //                         length modifiers; widths are parsed and ignored).
-// (starling_lwip_rand and the TCP ISN hook: net/port/random.cc.)
+//   starling_tcp_inpacket: admits every segment, weakly: net/tcp/tcp.cc
+//                         defines the real one (one peer's share of
+//                         received pbufs), linked with any TCP user.
+// (starling_lwip_rand and the TCP ISN hook: net/port/random.cc; the
+// reassembly share's hook: net/port/reassembly_share.cc.)
 #include <cstdarg>
 #include <cstdint>
 #include <string_view>
 
 #include "kernel/console/console.h"
 #include "net/lwip/arch/cc.h"
+#include "net/lwip/arch/hooks.h"
 
 #if defined(__riscv)
 #include "kernel/panic/panic.h"
@@ -115,4 +120,8 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
   }
   print(run);
   va_end(args);
+}
+
+extern "C" [[gnu::weak]] err_t starling_tcp_inpacket(struct tcp_pcb*, struct pbuf*) {
+  return ERR_OK;
 }

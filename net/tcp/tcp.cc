@@ -10,6 +10,7 @@
 #include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"  // tcp_free_ooseq, tcp_process_refused_data
+#include "lwip/stats.h"
 #include "lwip/tcp.h"
 
 namespace starling::net {
@@ -63,6 +64,16 @@ ListenerState g_listeners[MEMP_NUM_TCP_PCB_LISTEN];
 std::size_t g_limit = MEMP_NUM_TCP_PCB;
 static_assert(kDefaultTcpPeerShare < MEMP_NUM_TCP_PCB / 2, "one peer below half the pool");
 std::size_t g_peer_share = kDefaultTcpPeerShare;
+std::size_t g_peer_rx_pbufs = kDefaultTcpPeerRxPbufs;
+static_assert(kDefaultTcpPeerSegments * 2 < MEMP_NUM_TCP_SEG, "one peer below half the segments");
+std::size_t g_peer_segments = kDefaultTcpPeerSegments;
+// An upper bound on the received pbufs every connection holds (unread, out
+// of order, refused): each admitted segment adds its pbufs, each read takes
+// away what it freed, and a scan of the table sets it to the exact figure
+// (out-of-order and refused data lwIP frees by itself are only found then).
+// While it stays within one peer's share no peer can be past it, so the
+// per-packet cost is this comparison.
+std::size_t g_rx_held_bound = 0;
 TcpStats g_stats{.pool_size = MEMP_NUM_TCP_PCB};
 
 Conn* alloc_conn() {
@@ -86,7 +97,50 @@ std::size_t connections_of(std::uint32_t address) {
   return n;
 }
 
+// Takes `pbufs` the application consumed (or a close freed) off the bound.
+void rx_released(std::size_t pbufs) {
+  g_rx_held_bound = pbufs < g_rx_held_bound ? g_rx_held_bound - pbufs : 0;
+}
+
+// Received pbufs one connection holds: unread, and (while lwIP has its pcb)
+// queued out of order or refused for a retry.
+std::size_t rx_held(const Conn& c) {
+  std::size_t n = c.rx_pbufs;
+  if (const tcp_pcb* pcb = c.pcb) {
+    for (const tcp_seg* seg = pcb->ooseq; seg != nullptr; seg = seg->next) n += pbuf_clen(seg->p);
+    if (pcb->refused_data != nullptr) n += pbuf_clen(pcb->refused_data);
+  }
+  return n;
+}
+
+// The received pbufs `address` holds; sets the bound to the exact total.
+std::size_t rx_held_by(std::uint32_t address) {
+  std::size_t all = 0;
+  std::size_t of_peer = 0;
+  for (const Conn& c : g_conns) {
+    if (!c.in_use) continue;
+    const std::size_t held = rx_held(c);
+    all += held;
+    if (c.peer.address == address) of_peer += held;
+  }
+  g_rx_held_bound = all;
+  return of_peer;
+}
+
+// Whether `pbufs` more for `c` would take its peer past its share of
+// received pbufs. Scans the table only when the bound says it might.
+bool past_peer_rx_share(const Conn& c, std::size_t pbufs) {
+  if (g_peer_rx_pbufs == 0 || g_rx_held_bound + pbufs <= g_peer_rx_pbufs) return false;
+  return rx_held_by(c.peer.address) + pbufs > g_peer_rx_pbufs;
+}
+
+bool is_conn(const void* arg) {
+  const auto* c = static_cast<const Conn*>(arg);
+  return c >= std::begin(g_conns) && c < std::end(g_conns);
+}
+
 void release_conn(Conn* c) {
+  rx_released(c->rx_pbufs);
   if (c->rx != nullptr) pbuf_free(c->rx);
   c->rx = nullptr;
   c->rx_pbufs = 0;
@@ -304,6 +358,30 @@ std::size_t tcp_peer_share() noexcept {
   return g_peer_share;
 }
 
+void set_tcp_peer_rx_pbufs(std::size_t pbufs) noexcept {
+  g_peer_rx_pbufs = pbufs;
+}
+
+std::size_t tcp_peer_rx_pbufs() noexcept {
+  return g_peer_rx_pbufs;
+}
+
+void set_tcp_peer_segments(std::size_t segments) noexcept {
+  g_peer_segments = segments;
+}
+
+std::size_t tcp_peer_segments() noexcept {
+  return g_peer_segments;
+}
+
+std::size_t tcp_segment_pool_size() noexcept {
+  return MEMP_NUM_TCP_SEG;
+}
+
+std::size_t tcp_peer_rx_held(std::uint32_t address) noexcept {
+  return rx_held_by(address);
+}
+
 // ---- TcpStream ---------------------------------------------------------------
 
 TcpStream::TcpStream(TcpStream&& other) noexcept : conn_(std::exchange(other.conn_, nullptr)) {}
@@ -356,7 +434,9 @@ async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
       const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
       const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
       c->rx = pbuf_free_header(c->rx, n);  // frees the fully consumed pbufs
-      c->rx_pbufs = c->rx == nullptr ? 0 : pbuf_clen(c->rx);
+      const std::size_t left = c->rx == nullptr ? 0 : pbuf_clen(c->rx);
+      rx_released(c->rx_pbufs - left);
+      c->rx_pbufs = left;
       if (c->pcb != nullptr) {
         tcp_recved(c->pcb, n);
         // Data refused for want of room (on_recv) is taken now, not on
@@ -385,11 +465,37 @@ namespace {
 // Queues as much of `data` as lwIP takes now: the send buffer, the segment
 // queue and lwIP's heap (ERR_MEM) bound it. The bytes taken, or lwIP's
 // error. `more`: data follows, so no segment of this gets PSH.
+// Segments `pcb` holds in lwIP's shared TCP_SEG pool: queued to send,
+// sent and not yet acknowledged, and received out of order.
+std::size_t segments_of(const tcp_pcb* pcb) {
+  std::size_t n = 0;
+  for (const tcp_seg* seg : {pcb->unsent, pcb->unacked, pcb->ooseq}) {
+    for (; seg != nullptr; seg = seg->next) ++n;
+  }
+  return n;
+}
+
+// Whether one more segment for `pcb` would take its peer past its share of
+// the segment pool. A scan only while the pool's use says it might.
+bool past_peer_segment_share(const tcp_pcb* pcb) {
+  if (g_peer_segments == 0 || lwip_stats.memp[MEMP_TCP_SEG]->used < g_peer_segments) return false;
+  const std::uint32_t address = lwip_ntohl(ip_2_ip4(&pcb->remote_ip)->addr);
+  std::size_t held = 0;
+  for (const Conn& c : g_conns) {
+    if (c.in_use && c.pcb != nullptr && c.peer.address == address) held += segments_of(c.pcb);
+  }
+  return held >= g_peer_segments;
+}
+
 Result<std::size_t> queue_what_fits(tcp_pcb* pcb, std::span<const std::byte> data, bool more) {
   std::size_t done = 0;
   while (done < data.size()) {
     const std::size_t space = tcp_sndbuf(pcb);
     if (space == 0 || tcp_sndqueuelen(pcb) >= TCP_SND_QUEUELEN) break;
+    if (past_peer_segment_share(pcb)) {
+      ++g_stats.peer_segment_waits;
+      break;
+    }
     const std::size_t left = data.size() - done;
     const auto chunk = static_cast<u16_t>(std::min({space, left, std::size_t{0xFFFF}}));
     const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left || more ? TCP_WRITE_FLAG_MORE : 0);
@@ -603,3 +709,23 @@ void TcpListener::close() noexcept {
 }
 
 }  // namespace starling::net
+
+// LWIP_HOOK_TCP_INPACKET_PCB (net/lwip/arch/hooks.h): every segment lwIP
+// found a pcb for, before it reads it. A segment with data for one of our
+// connections is dropped (never acknowledged, so the peer sends it again)
+// when it would take its peer past its share of received pbufs; otherwise
+// its pbufs join the bound. Segments for listeners and for connections not
+// yet accepted (their arg is the listener's, or none) pass: a handshake's
+// data is at most one segment per half-open connection.
+extern "C" err_t starling_tcp_inpacket(struct tcp_pcb* pcb, struct pbuf* p) {
+  using namespace starling::net;
+  if (p == nullptr || p->tot_len == 0 || pcb->state == LISTEN) return ERR_OK;
+  const std::size_t pbufs = pbuf_clen(p);
+  if (is_conn(pcb->callback_arg) &&
+      past_peer_rx_share(*static_cast<const Conn*>(pcb->callback_arg), pbufs)) {
+    ++g_stats.refused_peer_data;
+    return ERR_MEM;
+  }
+  g_rx_held_bound += pbufs;
+  return ERR_OK;
+}

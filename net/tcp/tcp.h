@@ -51,6 +51,9 @@ struct TcpStats {
   std::uint64_t close_aborts = 0;        // close() fell back to tcp_abort
   std::uint64_t refused_unread =
       0;  // segments refused: the reader had TCP_WND/TCP_MSS + TCP_OOSEQ_MAX_PBUFS pbufs unread
+  std::uint64_t refused_peer_data = 0;  // segments dropped: their peer held its share of pbufs
+  std::uint64_t peer_segment_waits =
+      0;                               // writes that waited: their peer held its share of segments
   std::size_t connections_in_use = 0;  // pool slots currently held
   std::size_t pool_size = 0;           // pool slots available in total
 };
@@ -166,6 +169,44 @@ void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept;
 inline constexpr std::size_t kDefaultTcpPeerShare = 63;
 void set_tcp_peer_share(std::size_t connections) noexcept;
 std::size_t tcp_peer_share() noexcept;
+
+// The received data one peer may make the stack hold, in pbufs, over all
+// its connections (either direction): unread by the application, queued
+// out of order, or refused and kept by lwIP for a retry. Every segment with
+// data is admitted or dropped before lwIP queues it (lwIP's
+// LWIP_HOOK_TCP_INPACKET_PCB): one that would take its peer past the share
+// is dropped unacknowledged and counted (refused_peer_data); the peer
+// retransmits once its data has been read. Every other peer is served as
+// before. A received pbuf is a NIC buffer (256, of which the stack holds
+// at most 192 zero-copy: net/netif/rx_pool.h) or a PBUF_POOL copy (512);
+// the default, 95, is below half of the smallest of them. The bookkeeping
+// is a scan of the connection table, made only when all connections
+// together might hold a share (a running upper bound says when): an echo
+// that keeps up never scans. 0 turns the limit off. Set from the kernel
+// command line by `starling.tcp_peer_rx_pbufs=N|off` (platform/network.cc).
+inline constexpr std::size_t kDefaultTcpPeerRxPbufs = 95;
+inline constexpr std::size_t kMaxTcpPeerRxPbufs = 4096;  // the command line's bound
+void set_tcp_peer_rx_pbufs(std::size_t pbufs) noexcept;
+std::size_t tcp_peer_rx_pbufs() noexcept;
+// The received pbufs `address` (IPv4, host order) holds now, exactly (a scan).
+std::size_t tcp_peer_rx_held(std::uint32_t address) noexcept;
+
+// The share of lwIP's TCP segment pool (MEMP_NUM_TCP_SEG, 512) one peer's
+// connections may hold: segments queued to send to it, sent and not yet
+// acknowledged, and received from it out of order. A peer that opens
+// connections and never reads makes every write to it queue segments; past
+// its share a write to that peer waits, as for a full send buffer (until
+// acknowledgements, or lwIP's poll timer, make room; the application's own
+// write deadline ends it), and is counted (peer_segment_waits), while writes
+// to every other peer find segments. Segments are at most an MSS, so the
+// share also keeps one peer's queued data below half of lwIP's 1 MiB heap
+// (255 x 1460 bytes). The bookkeeping is a scan of the connection table,
+// only while the pool itself holds a share (lwIP's pool statistics say).
+// 0 turns the limit off. Set by `starling.tcp_peer_segments=N|off`.
+inline constexpr std::size_t kDefaultTcpPeerSegments = 255;
+void set_tcp_peer_segments(std::size_t segments) noexcept;
+std::size_t tcp_peer_segments() noexcept;
+std::size_t tcp_segment_pool_size() noexcept;  // MEMP_NUM_TCP_SEG
 
 }  // namespace starling::net
 

@@ -50,6 +50,16 @@ Result<void> register_tcp_metrics(metrics::Registry& registry) {
         .help = "TCP segments refused: the reader held too much unread data.",
         .line_key = "tcp_rx_refused_unread"},
        &s.refused_unread},
+      {{.name = "starling_tcp_refused_peer_data_total",
+        .help = "TCP segments dropped unread: their peer held its share of received buffers "
+                "(starling.tcp_peer_rx_pbufs=).",
+        .line_key = "tcp_rx_refused_peer"},
+       &s.refused_peer_data},
+      {{.name = "starling_tcp_peer_segment_waits_total",
+        .help = "TCP writes that waited: their peer held its share of the segment pool "
+                "(starling.tcp_peer_segments=).",
+        .line_key = "tcp_tx_peer_waits"},
+       &s.peer_segment_waits},
   };
   for (const auto& e : entries) {
     if (auto ok = registry.add(e.spec, e.value); !ok.ok()) return ok;

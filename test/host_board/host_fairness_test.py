@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Fairness between peers on the host board (issue 27): the echo app's NIC
-on a TAP whose Linux side has two addresses, two hosts on one link. Host A
+"""Fairness between peers (issue 27): the echo app's NIC on a TAP whose Linux
+side has two addresses, two hosts on one link; the app is the host board's
+process (--app: the DWMAC driver over the device model) or the QEMU image
+(--qemu: virtio-net). Host A
 (10.0.2.2) opens 100 TCP connections to the echo port and holds them idle;
 host B (10.0.2.3) must still connect and echo, ten times. With the default
 share (starling.tcp_peer_share, 63 of 128), A holds at most 63 and the rest
@@ -13,12 +15,26 @@ connections are closed within the look-again period until the table is back
 at three quarters, and counted (tcp_pressed_idle_closes); B's fresh ones
 stay, and B still echoes.
 
+Then what a peer's data can make the stack hold: A opens 20 connections
+with a receive buffer too small for the echoes and keeps sending, so the
+echo stops reading them and A's data waits unread in the guest; A holds at
+most its share of received buffers (starling.tcp_peer_rx_pbufs, 95): past
+it its segments are dropped and counted (tcp_rx_refused_peer); the echoes
+it never reads hold at most its share of TCP segments (starling.tcp_peer_segments,
+255 of 512): past it the echo's writes to A wait (tcp_tx_peer_waits); and
+B still echoes ten of ten. And reassembly: A sends 200 first fragments that never
+complete; B's datagram of three fragments is still reassembled and echoed,
+and A's excess is counted (reass_refused_peer). After A lets go, the pools
+(PBUF_POOL, NIC buffers held, TCP connections and segments, reassembly)
+are back at their baseline.
+
 Bounded: connection attempts and reads have timeouts; the app is stopped and
 the namespace removed at the end.
 """
 import os
 import random
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -70,12 +86,12 @@ def echo_from(source, size=1024):
 def inside(args):
     failures = []
     subprocess.run(["ip", "addr", "add", HOST_B + "/24", "dev", "st0"], check=True)
-    app = App([args.app, "--tap=st0", "--ip=10.0.2.15/24,gw=10.0.2.2"])
+    app = host_process.app_for(args, "10.0.2.15/24,gw=10.0.2.2")
     held = []
     try:
         if not app.wait_for("echo: ready", args.timeout):
             failures.append("the echo app never printed 'echo: ready'")
-            return finish(app, failures)
+            return finish(app, failures, args)
         for _ in range(100):
             try:
                 held.append(connect_from(HOST_A))
@@ -95,11 +111,19 @@ def inside(args):
         if counters.get("tcp_refused_peer", 0) < 100 - 63 - 16:
             failures.append(f"tcp_refused_peer {counters.get('tcp_refused_peer')}: A's excess not counted")
         pressure_phase(held, failures)
+        for s in held:
+            s.close()
+        held = []
+        time.sleep(1.0)  # the guest sees the FINs
+        baseline = host_process.echo_stats(GUEST)
+        unread_phase(failures)
+        fragment_phase(failures)
+        back_to_baseline(baseline, failures)
     finally:
         for s in held:
             s.close()
         app.stop()
-    return finish(app, failures)
+    return finish(app, failures, args)
 
 
 PRESSED_IDLE_S = 10  # apps/echo/main.cc, kTcpIdle.pressed_idle_ns
@@ -149,12 +173,121 @@ def pressure_phase(held, failures):
             s.close()
 
 
-def finish(app, failures):
-    return report(app, failures, ("host: NIC dwmac (device model) on TAP st0",))
+def unread_phase(failures):
+    """A's data waits unread in the guest: at most its share is held, past
+    it A's segments are dropped and counted, and B still echoes."""
+    start = host_process.echo_stats(GUEST)
+    before = start.get("tcp_rx_refused_peer", 0)
+    a = []
+    try:
+        for _ in range(20):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)  # the echoes soon stop
+            s.bind((HOST_A, 0))
+            s.settimeout(2.0)
+            try:
+                s.connect((GUEST, 1236))
+            except OSError:
+                s.close()
+                continue
+            s.setblocking(False)
+            a.append(s)
+        payload = bytes(1400)
+        end = time.monotonic() + 3.0
+        while time.monotonic() < end:
+            for s in a:
+                try:
+                    s.send(payload)
+                except OSError:  # full send buffer, or reset
+                    pass
+            time.sleep(0.01)
+        now = host_process.echo_stats(GUEST)
+        refused = now.get("tcp_rx_refused_peer", 0) - before
+        waits = now.get("tcp_tx_peer_waits", 0) - start.get("tcp_tx_peer_waits", 0)
+        ok = sum(1 for _ in range(10) if echo_from(HOST_B))
+        print(f"host A: {len(a)} connections sending unread data; tcp_rx_refused_peer +{refused}, "
+              f"tcp_tx_peer_waits +{waits}, tcp_segs_used {now.get('tcp_segs_used')}; "
+              f"host B: {ok} of 10 echoes")
+        if refused <= 0:
+            failures.append("host A's unread data was never refused: no share of received buffers")
+        if waits <= 0:
+            failures.append("the echoes to host A never waited: no share of TCP segments")
+        if ok != 10:
+            failures.append(f"host B echoed {ok} of 10 while host A's data waited unread")
+    finally:
+        for s in a:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
+            s.close()
+
+
+def ipv4_fragment(src, dst, ident, payload, more):
+    """An IPv4 fragment at offset 0 (header checksum left to the kernel)."""
+    header = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ident,
+                         0x2000 if more else 0, 64, socket.IPPROTO_UDP, 0,
+                         socket.inet_aton(src), socket.inet_aton(dst))
+    return header + payload
+
+
+def fragment_phase(failures):
+    """A's incomplete datagrams hold only A's share of reassembly: B's
+    fragmented datagram is still reassembled and echoed."""
+    before = host_process.echo_stats(GUEST).get("reass_refused_peer", 0)
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    udp = struct.pack("!HHHH", 40000, 1235, 8 + 512, 0) + bytes(504)
+    for ident in range(200):
+        raw.sendto(ipv4_fragment(HOST_A, GUEST, 20000 + ident, udp, more=True), (GUEST, 0))
+    raw.close()
+    data = random.Random(3).randbytes(3000)  # three fragments at an MTU of 1500
+    echoed = False
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+        u.bind((HOST_B, 0))
+        u.settimeout(1.0)
+        for _ in range(3):
+            u.sendto(data, (GUEST, 1235))
+            try:
+                echoed = u.recvfrom(4096)[0] == data
+            except socket.timeout:
+                continue
+            if echoed:
+                break
+    refused = host_process.echo_stats(GUEST).get("reass_refused_peer", 0) - before
+    print(f"host A: 200 incomplete datagrams, reass_refused_peer +{refused}; "
+          f"host B's 3,000-byte datagram echoed: {echoed}")
+    if refused < 200 - 7:
+        failures.append(f"reass_refused_peer rose by {refused}: host A's excess fragments not counted")
+    if not echoed:
+        failures.append("host B's fragmented datagram was not echoed while host A flooded fragments")
+
+
+BASELINE_KEYS = ("pbuf_pool_used", "rx_wrappers_used", "tcp_conns", "tcp_segs_used", "reass_used")
+
+
+def back_to_baseline(baseline, failures):
+    """Once A has let go (its connections reset, its fragments past their 15 s
+    reassembly timeout), the pools are where they started."""
+    deadline = time.monotonic() + 20
+    now = {}
+    while time.monotonic() < deadline:
+        now = host_process.echo_stats(GUEST)
+        if all(now.get(k, 0) <= baseline.get(k, 0) for k in BASELINE_KEYS):
+            break
+        time.sleep(1.0)
+    print("pools after:", {k: (baseline.get(k), now.get(k)) for k in BASELINE_KEYS})
+    for k in BASELINE_KEYS:
+        if k not in now:
+            failures.append(f"{k} missing from the stats line")
+        elif now[k] > baseline.get(k, 0):
+            failures.append(f"{k} {now[k]}, not back at its baseline {baseline.get(k, 0)}")
+
+
+def finish(app, failures, args):
+    first = ("echo: tcp echo on port 1236" if getattr(args, "qemu", None)
+             else "host: NIC dwmac (device model) on TAP st0")
+    return report(app, failures, (first,))
 
 
 def main():
-    return host_process.app_test_main(__file__, __doc__, inside)
+    return host_process.app_test_main(__file__, __doc__, inside, qemu=True)
 
 
 if __name__ == "__main__":

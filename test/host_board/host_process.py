@@ -129,19 +129,39 @@ def run_in_namespace(script, argv, timeout=240):
                       timeout=timeout).returncode
 
 
-def app_test_main(script, doc, inside):
+def app_test_main(script, doc, inside, qemu=False):
     """The command line of a test of one app binary: --app, --timeout; run
     again inside a fresh TapNamespace (--inside), where `inside(args)` runs.
-    Returns the exit code."""
+    With qemu=True the test may take --qemu LAUNCHER instead of --app (the
+    image on the same TAP: app_for(args) starts either). Returns the exit
+    code."""
     parser = argparse.ArgumentParser(description=doc)
-    parser.add_argument("--app", required=True, help="the app's host binary")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--app", help="the app's host binary")
+    if qemu:
+        which.add_argument("--qemu", help="the app's :qemu launcher (virtio-net on the TAP)")
     parser.add_argument("--timeout", type=float, default=20)
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside:
         return inside(args)
-    return run_in_namespace(script, ["--app", os.path.abspath(args.app),
-                                     "--timeout", str(args.timeout)])
+    given = ["--qemu", os.path.abspath(args.qemu)] if getattr(args, "qemu", None) else \
+        ["--app", os.path.abspath(args.app)]
+    return run_in_namespace(script, [*given, "--timeout", str(args.timeout)])
+
+
+QEMU_RUN_S = 600  # how long the launcher lets QEMU run; the test stops it sooner
+
+
+def app_for(args, ip):
+    """The app under test on the TAP: the host binary (DWMAC driver and
+    model) with `ip`, or the :qemu launcher's image (virtio-net; its own
+    default address, 10.0.2.15/24 via 10.0.2.2) on the same TAP."""
+    if getattr(args, "qemu", None):
+        # The launcher reads its netdev from the environment (apps/echo/BUILD.bazel).
+        os.environ["STARLING_ECHO_NETDEV"] = "tap,id=n0,ifname=st0,script=no,downscript=no"
+        return App([args.qemu, "--timeout", str(QEMU_RUN_S)])
+    return App([args.app, "--tap=st0", f"--ip={ip}"])
 
 
 def report(app, failures, expected=()):

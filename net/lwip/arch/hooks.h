@@ -6,6 +6,7 @@
 #ifndef STARLING_NET_LWIP_ARCH_HOOKS_H_
 #define STARLING_NET_LWIP_ARCH_HOOKS_H_
 
+#include "lwip/err.h"
 #include "lwip/ip_addr.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,19 @@ u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port, const ip_add
 u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
                              const ip_addr_t* remote_ip, u16_t remote_port, u32_t client_isn,
                              u32_t counter);
+
+/* LWIP_HOOK_IP4_REASS_SRC_ADMIT: whether one source may hold `pbufs` pbufs
+ * in `datagrams` datagrams waiting for reassembly (net/port/reassembly_share.h). */
+int starling_ip4_reass_src_admit(u32_t pbufs, u32_t datagrams);
+
+struct tcp_pcb;
+struct pbuf;
+
+/* LWIP_HOOK_TCP_INPACKET_PCB: admits or drops a segment lwIP found a pcb
+ * for (net/tcp/tcp.cc: one peer's share of received pbufs). Images and
+ * tests without net/tcp get a weak default that admits everything
+ * (net/port/hooks.cc). */
+err_t starling_tcp_inpacket(struct tcp_pcb* pcb, struct pbuf* p);
 
 #ifdef __cplusplus
 }

@@ -17,8 +17,10 @@
 #include "lwip/ip4.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/udp.h"
 #include "net/netif/test_frames.h"
 #include "net/netif/test_rig.h"
+#include "net/port/reassembly_share.h"
 #include "net/tcp/tcp.h"
 #include "netif/ethernet.h"
 
@@ -179,6 +181,97 @@ TEST_F(LwipPatchesTest, Bug56397OutOfOrderDataStaysInsideTheWindow) {
     EXPECT_EQ(pcb->rcv_nxt, r0 + window);
     EXPECT_EQ(pcb->rcv_wnd, 0u);
     stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// An IPv4 fragment from `src` to us, as an Ethernet frame: `data` at byte
+// `offset` of datagram `id`'s payload (a multiple of 8 unless it is the
+// last), more to come unless `last`.
+Bytes fragment(std::uint32_t src, std::uint16_t id, std::size_t offset, const Bytes& data,
+               bool last) {
+  Bytes frame(14 + 20 + data.size());
+  ethernet_header(frame, 0x0800);
+  std::span<std::byte> ip = std::span<std::byte>(frame).subspan(14);
+  test_frames::write_ipv4_header(ip, {.src = src, .dst = kOurIp, .id = id},
+                                 test_frames::kProtocolUdp, data.size());
+  put16(ip, 6, static_cast<std::uint16_t>((last ? 0 : 0x2000) | (offset / 8)));
+  put16(ip, 10, 0);
+  put16(ip, 10, test_frames::internet_checksum(ip.first(20)));
+  std::copy(data.begin(), data.end(), frame.begin() + 34);
+  return frame;
+}
+
+// A UDP datagram of `size` bytes (header included, checksum 0) to `port`.
+Bytes udp_datagram(std::uint16_t port, std::size_t size, std::uint32_t seed) {
+  Bytes d = pattern(size, seed);
+  put16(d, 0, 40000);
+  put16(d, 2, port);
+  put16(d, 4, static_cast<std::uint16_t>(size));
+  put16(d, 6, 0);
+  return d;
+}
+
+// 0006: one source's incomplete datagrams may hold only its share of
+// reassembly. A flood of first fragments from one peer, past the table's
+// 16 datagrams, takes the place of the peer's own oldest ones, not of
+// another peer's datagram waiting for its last fragment. Unpatched, lwIP
+// frees the oldest datagram of any source (the other peer's) and its last
+// fragment completes nothing.
+TEST_F(LwipPatchesTest, ReassemblySourceShareKeepsOtherSourcesDatagrams) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1302;
+    constexpr std::uint32_t kOtherPeer = 0x0A000203;
+    struct Received {
+      std::size_t datagrams = 0;
+      std::size_t bytes = 0;
+    } received;
+    udp_pcb* pcb = udp_new();
+    EXPECT_NE(pcb, nullptr);
+    if (pcb == nullptr) co_return {};
+    EXPECT_EQ(udp_bind(pcb, IP4_ADDR_ANY, kPort), ERR_OK);
+    udp_recv(
+        pcb,
+        [](void* arg, udp_pcb*, pbuf* p, const ip_addr_t*, u16_t) {
+          auto* got = static_cast<Received*>(arg);
+          ++got->datagrams;
+          got->bytes += p->tot_len;
+          pbuf_free(p);
+        },
+        &received);
+    const std::uint64_t refusals = reassembly_peer_refusals();
+    EXPECT_EQ(reassembly_peer_pbufs(), kDefaultReassemblyPeerPbufs);
+    // The other peer's datagram: 1,600 bytes in two fragments, the first now.
+    const Bytes other = udp_datagram(kPort, 1600, 3);
+    EXPECT_TRUE(co_await NetifTestRig::deliver(
+        fragment(kOtherPeer, 7, 0, Bytes(other.begin(), other.begin() + 1008), false)));
+    // The flood: 40 first fragments from one peer that never complete.
+    for (std::uint16_t id = 100; id < 140; ++id) {
+      (void)co_await NetifTestRig::deliver(
+          fragment(kPeerIp, id, 0, udp_datagram(kPort, 512, id), false));
+    }
+    EXPECT_GE(reassembly_peer_refusals(), refusals + 40 - kReassemblyPeerDatagrams);
+    // The other peer's last fragment still completes its datagram.
+    EXPECT_TRUE(co_await NetifTestRig::deliver(
+        fragment(kOtherPeer, 7, 1008, Bytes(other.begin() + 1008, other.end()), true)));
+    (void)co_await NetifTestRig::settle();
+    EXPECT_EQ(received.datagrams, 1u);
+    EXPECT_EQ(received.bytes, 1600u - 8);
+    // The flooding peer is not shut out: a datagram of its own, within its
+    // share, completes (its oldest incomplete ones make way).
+    const Bytes own = udp_datagram(kPort, 3000, 9);
+    for (std::size_t at = 0; at < own.size(); at += 1200) {
+      const std::size_t n = std::min<std::size_t>(1200, own.size() - at);
+      (void)co_await NetifTestRig::deliver(
+          fragment(kPeerIp, 200, at,
+                   Bytes(own.begin() + static_cast<std::ptrdiff_t>(at),
+                         own.begin() + static_cast<std::ptrdiff_t>(at + n)),
+                   at + n == own.size()));
+    }
+    (void)co_await NetifTestRig::settle();
+    EXPECT_EQ(received.datagrams, 2u);
+    udp_remove(pcb);
     co_return {};
   }());
   EXPECT_TRUE(r.ok()) << error_name(r.error());

@@ -380,6 +380,71 @@ TEST_F(TcpTest, PeerShareRefusesOnePeersExcessAndCounts) {
   EXPECT_TRUE(run(body()).ok());
 }
 
+// Fairness (issue 27): the received data one peer makes the stack hold,
+// over all its connections, stays within its share; past it segments are
+// dropped unacknowledged and counted, and once the reader catches up the
+// peer's retransmissions deliver every byte, in order.
+TEST_F(TcpTest, PeerRxShareBoundsWhatOnePeersDataHolds) {
+  auto body = []() -> Task<void> {
+    static constexpr std::size_t kShare = 12;
+    static constexpr std::size_t kClients = 3;
+    static constexpr std::size_t kBytes = 24 * 1024;  // half a window: unbounded, all would be held
+    Result<TcpListener> l = TcpListener::listen(7011, 8);
+    if (!l) co_return Unexpected(l.error());
+    const TcpStats before = tcp_stats();
+    EXPECT_EQ(tcp_peer_rx_pbufs(), kDefaultTcpPeerRxPbufs);
+    set_tcp_peer_rx_pbufs(kShare);
+    set_lwip_clock_speed(20);  // retransmissions 20 times sooner
+    std::vector<TcpStream> clients;
+    std::vector<TcpStream> servers;
+    for (std::size_t i = 0; i < kClients; ++i) {
+      Result<TcpStream> c = co_await TcpStream::connect(kServer(7011));
+      Result<TcpStream> s = co_await l->accept();
+      if (!c || !s) co_return Unexpected(Error::kDeviceError);
+      clients.push_back(std::move(*c));
+      servers.push_back(std::move(*s));
+    }
+    std::vector<std::byte> data(kBytes);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = std::byte(i * 7 + i / 251);
+    for (TcpStream& c : clients) EXPECT_EQ((co_await c.queue(data)).value_or(0), kBytes);
+    co_await async::sleep_for(200 * kMillisecond);  // nobody reads
+    const std::uint32_t peer = kServer(0).address;
+    EXPECT_LE(tcp_peer_rx_held(peer), kShare);
+    EXPECT_GT(tcp_stats().refused_peer_data, before.refused_peer_data);
+    // The readers catch up, each on its own task as an application reads
+    // its connections (one waiting on a connection while the same peer's
+    // others hold the share would wait for them): every byte arrives, in
+    // order, and the share holds throughout.
+    auto read_all_of = [](TcpStream& s, std::vector<std::byte>& got,
+                          std::uint32_t peer) -> Task<void> {
+      std::array<std::byte, 4096> buf;
+      while (got.size() < kBytes) {
+        Result<std::size_t> n = co_await async::with_timeout(s.read(buf), 5 * async::kSecond);
+        if (!n) co_return Unexpected(n.error());
+        if (*n == 0) break;
+        got.insert(got.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
+        EXPECT_LE(tcp_peer_rx_held(peer), kShare);
+      }
+      co_return {};
+    };
+    std::vector<std::vector<std::byte>> got(kClients);
+    {
+      async::Scope readers;
+      for (std::size_t i = 0; i < kClients; ++i) {
+        EXPECT_TRUE(readers.spawn(read_all_of(servers[i], got[i], peer)).ok());
+      }
+      EXPECT_TRUE((co_await readers.join()).ok());
+    }
+    for (const std::vector<std::byte>& g : got) EXPECT_EQ(g, data);
+    for (TcpStream& c : clients) (void)c.close();
+    for (TcpStream& s : servers) (void)s.close();
+    set_lwip_clock_speed(1);
+    set_tcp_peer_rx_pbufs(kDefaultTcpPeerRxPbufs);
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
 TEST_F(TcpTest, ShutdownAndCloseSemantics) {
   auto body = []() -> Task<void> {
     Result<TcpListener> l = TcpListener::listen(7008, 4);
