@@ -35,7 +35,6 @@ import os
 import random
 import socket
 import struct
-import subprocess
 import sys
 import time
 
@@ -85,7 +84,7 @@ def echo_from(source, size=1024):
 
 def inside(args):
     failures = []
-    subprocess.run(["ip", "addr", "add", HOST_B + "/24", "dev", "st0"], check=True)
+    host_process.add_second_host(HOST_B)
     app = host_process.app_for(args, "10.0.2.15/24,gw=10.0.2.2")
     held = []
     try:

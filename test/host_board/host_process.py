@@ -153,15 +153,22 @@ def app_test_main(script, doc, inside, qemu=False):
 QEMU_RUN_S = 600  # how long the launcher lets QEMU run; the test stops it sooner
 
 
-def app_for(args, ip):
+def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV"):
     """The app under test on the TAP: the host binary (DWMAC driver and
     model) with `ip`, or the :qemu launcher's image (virtio-net; its own
-    default address, 10.0.2.15/24 via 10.0.2.2) on the same TAP."""
+    default address, 10.0.2.15/24 via 10.0.2.2) on the same TAP, its netdev
+    given in `netdev_env` (each app's launcher reads its own: apps/echo's
+    BUILD.bazel, apps/httpd/httpd.bzl)."""
     if getattr(args, "qemu", None):
-        # The launcher reads its netdev from the environment (apps/echo/BUILD.bazel).
-        os.environ["STARLING_ECHO_NETDEV"] = "tap,id=n0,ifname=st0,script=no,downscript=no"
+        os.environ[netdev_env] = "tap,id=n0,ifname=st0,script=no,downscript=no"
         return App([args.qemu, "--timeout", str(QEMU_RUN_S)])
     return App([args.app, "--tap=st0", f"--ip={ip}"])
+
+
+def add_second_host(address, dev="st0"):
+    """A second address on the TAP's Linux side: a second host on the link
+    (the namespace's own is 10.0.2.2)."""
+    subprocess.run(["ip", "addr", "add", address + "/24", "dev", dev], check=True)
 
 
 def report(app, failures, expected=()):

@@ -8,6 +8,7 @@ From another package: list "//test/http:http_checks.py" in the test's data
 and put os.path.join(os.environ["TEST_SRCDIR"], "starling", "test", "http")
 on sys.path.
 """
+import http.client
 import re
 import subprocess
 import time
@@ -58,11 +59,22 @@ def check_index(check, base, index):
     return head
 
 
-def metrics(port, host="127.0.0.1"):
-    """GET /metrics: (status, Content-Type, {sample with labels: value}, page bytes)."""
-    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as resp:
-        body = resp.read().decode()
-        status, ctype = resp.status, resp.headers.get("Content-Type")
+def metrics(port, host="127.0.0.1", source=None):
+    """GET /metrics (from the address `source`, if given): (status,
+    Content-Type, {sample with labels: value}, page bytes)."""
+    if source is None:
+        with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as resp:
+            body = resp.read().decode()
+            status, ctype = resp.status, resp.headers.get("Content-Type")
+    else:
+        conn = http.client.HTTPConnection(host, port, timeout=10, source_address=(source, 0))
+        try:
+            conn.request("GET", "/metrics")
+            resp = conn.getresponse()
+            body = resp.read().decode()
+            status, ctype = resp.status, resp.getheader("Content-Type")
+        finally:
+            conn.close()
     values = {}
     for family in text_string_to_metric_families(body):
         for s in family.samples:
