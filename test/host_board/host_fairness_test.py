@@ -47,12 +47,8 @@ HOST_A = "10.0.2.2"
 HOST_B = "10.0.2.3"
 
 
-def connect_from(source, timeout=2.0):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.bind((source, 0))
-    s.connect((GUEST, 1236))
-    return s
+def connect_from(source):
+    return host_process.connect_from(source, (GUEST, 1236))
 
 
 def still_open(s):

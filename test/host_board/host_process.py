@@ -165,6 +165,16 @@ def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV"):
     return App([args.app, "--tap=st0", f"--ip={ip}"])
 
 
+def connect_from(source, destination, timeout=2.0):
+    """A TCP connection to `destination` (address, port) from the local
+    address `source`: one of the link's hosts (add_second_host)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.bind((source, 0))
+    s.connect(destination)
+    return s
+
+
 def add_second_host(address, dev="st0"):
     """A second address on the TAP's Linux side: a second host on the link
     (the namespace's own is 10.0.2.2)."""

@@ -18,7 +18,6 @@ Bounded: every connection and read has a timeout; the app is stopped and
 the namespace removed at the end.
 """
 import os
-import socket
 import sys
 import time
 
@@ -35,12 +34,8 @@ HOST_B = "10.0.2.3"
 PEER_SLOTS = 31  # net/http/server.h: (64 - 1) / 2
 
 
-def connect_from(source, timeout=3.0):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.bind((source, 0))
-    s.connect((GUEST, 80))
-    return s
+def connect_from(source):
+    return host_process.connect_from(source, (GUEST, 80), timeout=3.0)
 
 
 def answer_of(s, wait=0.5):
