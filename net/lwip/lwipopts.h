@@ -83,10 +83,14 @@
  * benchmark hosts fit without evicting each other (opt.h's 10 would thrash
  * with 50 clients and drop the packets queued behind each new request). */
 #define ARP_TABLE_SIZE 64
-/* Queue a few packets per unresolved address instead of dropping all but the
- * last one while the ARP reply is on its way. */
+/* Queue packets per unresolved address instead of dropping all but the last
+ * one while the ARP reply is on its way: up to 16 per address (opt.h's 3
+ * dropped the first SYN|ACKs of a client opening 16 connections at once,
+ * which then waited 3 s for lwIP's retransmission: the QEMU HTTP tail,
+ * //net/tcp:arp_queue_test), 64 in all. Each is a copy on lwIP's heap. */
 #define ARP_QUEUEING 1
 #define MEMP_NUM_ARP_QUEUE 64
+#define ARP_QUEUE_LEN 16
 
 /* One netif (the NIC); no loopback interface. */
 #define LWIP_SINGLE_NETIF 1

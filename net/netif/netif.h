@@ -349,10 +349,22 @@ class Netif {
         me.nic_->transmit_gather(std::span<const hal::TxFragment>(fragments.data(), count)));
   }
 
+  // The gateway's MAC, asked for as the link comes up (after the
+  // gratuitous ARP lwIP sends), not when the first answer to it is due:
+  // every client behind it is then answered at once. Otherwise the first
+  // burst of SYN|ACKs waits on the ARP reply (QEMU's user networking, all
+  // of whose clients are its gateway, opened 16 at once: the HTTP tail of
+  // issue 27). A DHCP lease's gateway is resolved by its first use.
+  void ask_for_gateway() noexcept {
+    const ip4_addr_t* gateway = netif_ip4_gw(&netif_);
+    if (!ip4_addr_isany(gateway)) (void)etharp_request(&netif_, gateway);
+  }
+
   void sync_link() noexcept {
     const bool up = nic_->link() == hal::LinkState::kUp;
     if (up && !netif_is_link_up(&netif_)) {
       netif_set_link_up(&netif_);
+      ask_for_gateway();
     } else if (!up && netif_is_link_up(&netif_)) {
       netif_set_link_down(&netif_);
     }

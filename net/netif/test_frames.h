@@ -24,7 +24,8 @@ inline constexpr test_frames::Mac kOurMac = {0x52, 0x54, 0x00, 0x12, 0x34, 0x56}
 inline constexpr std::uint32_t kPeerIp = 0x0A000202;
 inline constexpr std::uint32_t kOurIp = 0x0A00020F;
 
-// Every frame here goes from the peer to us.
+// Most frames here go from the peer (the gateway, kPeerIp) to us; the
+// *_from builders take another host on the link.
 inline constexpr test_frames::Ethernet kPeerToUs{.dst = kOurMac, .src = kPeerMac};
 inline constexpr test_frames::Ipv4 kPeerToUsIp{.src = kPeerIp, .dst = kOurIp};
 
@@ -38,12 +39,13 @@ inline Bytes udp_frame(std::uint16_t src_port, std::uint16_t dst_port, const Byt
                                 {.src_port = src_port, .dst_port = dst_port}, payload);
 }
 
-// IPv4/TCP from the peer to us (checksums right: lwIP checks them). `flags`
-// as in the header (FIN 1, SYN 2, RST 4, PSH 8, ACK 16); an MSS option when
-// mss != 0.
-inline Bytes tcp_frame(std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t seq,
-                       std::uint32_t ack, std::uint8_t flags, const Bytes& payload = {},
-                       std::uint16_t mss = 0, std::uint16_t window = 65535) {
+// IPv4/TCP from a host on the link to us (checksums right: lwIP checks
+// them). `flags` as in the header (FIN 1, SYN 2, RST 4, PSH 8, ACK 16); an
+// MSS option when mss != 0.
+inline Bytes tcp_frame_from(const test_frames::Ethernet& eth, const test_frames::Ipv4& ip,
+                            std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t seq,
+                            std::uint32_t ack, std::uint8_t flags, const Bytes& payload = {},
+                            std::uint16_t mss = 0, std::uint16_t window = 65535) {
   const std::size_t header = mss != 0 ? 24 : 20;
   Bytes segment(header + payload.size());
   put16(segment, 0, src_port);
@@ -59,24 +61,37 @@ inline Bytes tcp_frame(std::uint16_t src_port, std::uint16_t dst_port, std::uint
     put16(segment, 22, mss);
   }
   if (!payload.empty()) std::memcpy(segment.data() + header, payload.data(), payload.size());
-  put16(segment, 16,
-        test_frames::transport_checksum(kPeerToUsIp, test_frames::kProtocolTcp, segment));
-  return test_frames::ipv4_frame(kPeerToUs, kPeerToUsIp, test_frames::kProtocolTcp, segment);
+  put16(segment, 16, test_frames::transport_checksum(ip, test_frames::kProtocolTcp, segment));
+  return test_frames::ipv4_frame(eth, ip, test_frames::kProtocolTcp, segment);
 }
 
-// The peer's answer to our ARP request: its MAC for kPeerIp.
-inline Bytes arp_reply() {
+// IPv4/TCP from the peer (the gateway, kPeerIp) to us.
+inline Bytes tcp_frame(std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t seq,
+                       std::uint32_t ack, std::uint8_t flags, const Bytes& payload = {},
+                       std::uint16_t mss = 0, std::uint16_t window = 65535) {
+  return tcp_frame_from(kPeerToUs, kPeerToUsIp, src_port, dst_port, seq, ack, flags, payload, mss,
+                        window);
+}
+
+// A host's answer to our ARP request: `mac` for `ip`.
+inline Bytes arp_reply_from(const test_frames::Mac& mac, std::uint32_t ip) {
   Bytes b(60);
   ethernet_header(b, 0x0806);
+  for (int i = 0; i < 6; ++i) b[6 + i] = std::byte(mac[i]);
   put16(b, 14, 1);
   put16(b, 16, 0x0800);
   b[18] = std::byte{6};
   b[19] = std::byte{4};
   put16(b, 20, 2);
-  for (int i = 0; i < 6; ++i) b[22 + i] = std::byte(kPeerMac[i]), b[32 + i] = std::byte(kOurMac[i]);
-  put32(b, 28, kPeerIp);
+  for (int i = 0; i < 6; ++i) b[22 + i] = std::byte(mac[i]), b[32 + i] = std::byte(kOurMac[i]);
+  put32(b, 28, ip);
   put32(b, 38, kOurIp);
   return b;
+}
+
+// The peer's answer to our ARP request: its MAC for kPeerIp.
+inline Bytes arp_reply() {
+  return arp_reply_from(kPeerMac, kPeerIp);
 }
 
 inline Bytes pattern(std::size_t n, std::uint32_t seed) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Packet capture: the runner's --pcap option writes the guest NIC's traffic
 to a pcap file (QEMU's filter-dump); tshark must find the UDP echo exchange
-in it: the request to guest port 1235 and the reply with the same payload.
+in it: the request to guest port 1235 and the reply with the same payload,
+and the guest's ARP request for its gateway before any frame from outside.
 
   pcap_capture_test.py --launcher LAUNCHER
 """
@@ -15,6 +16,8 @@ import sys
 from echo_guest import EchoGuest, report
 
 MARK = b"starling-pcap-check"
+GUEST_MAC = "52:54:00:12:34:56"  # QEMU's default for the first NIC
+GATEWAY = "10.0.2.2"
 
 
 def main():
@@ -60,6 +63,20 @@ def main():
         failures.append("the capture has no reply from 10.0.2.15:1235 with the payload")
     if result.returncode != 0:
         failures.append(f"tshark failed: {result.stderr.strip()}")
+    # The guest asks for its gateway's MAC as its link comes up, before any
+    # frame from the gateway could have made it ask (net/netif/netif.h,
+    # ask_for_gateway): the first frame the gateway sends is not the echo
+    # request waiting for an ARP exchange.
+    order = subprocess.run([tshark, "-r", pcap, "-T", "fields", "-e", "frame.number", "-e", "eth.src",
+                            "-e", "arp.opcode", "-e", "arp.dst.proto_ipv4"],
+                           capture_output=True, text=True, timeout=60)
+    frames = [line.split("\t") for line in order.stdout.splitlines() if line.strip()]
+    asked = next((int(f[0]) for f in frames
+                  if len(f) >= 4 and f[1] == GUEST_MAC and f[2] == "1" and f[3] == GATEWAY), None)
+    first_in = next((int(f[0]) for f in frames if len(f) >= 2 and f[1] != GUEST_MAC), None)
+    print(f"the guest's ARP request for {GATEWAY}: frame {asked}; the first frame from outside: {first_in}")
+    if asked is None or (first_in is not None and asked > first_in):
+        failures.append(f"the guest did not ask for its gateway {GATEWAY} before the first frame from it")
     return report(failures, guest.console(), [])
 
 
