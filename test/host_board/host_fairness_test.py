@@ -2,9 +2,9 @@
 """Fairness between peers (issue 27): the echo app's NIC on a TAP whose Linux
 side has two addresses, two hosts on one link; the app is the host board's
 process (--app: the DWMAC driver over the device model) or the QEMU image
-(--qemu: virtio-net). Host A
-(10.0.2.2) opens 100 TCP connections to the echo port and holds them idle;
-host B (10.0.2.3) must still connect and echo, ten times. With the default
+(--qemu: virtio-net). Host A (10.0.2.2) opens 100 TCP connections to the
+echo port and holds them idle; host B (10.0.2.3) must still connect and
+echo, ten times. With the default
 share (starling.tcp_peer_share, 63 of 128), A holds at most 63 and the rest
 of its connections are reset and counted (tcp_refused_peer).
 
@@ -15,18 +15,22 @@ connections are closed within the look-again period until the table is back
 at three quarters, and counted (tcp_pressed_idle_closes); B's fresh ones
 stay, and B still echoes.
 
-Then what a peer's data can make the stack hold: A opens 20 connections
+Then what a peer's data can make the stack hold. A opens 20 connections
 with a receive buffer too small for the echoes and keeps sending, so the
-echo stops reading them and A's data waits unread in the guest; A holds at
-most its share of received buffers (starling.tcp_peer_rx_pbufs, 95): past
-it its segments are dropped and counted (tcp_rx_refused_peer); the echoes
-it never reads hold at most its share of TCP segments (starling.tcp_peer_segments,
-255 of 512): past it the echo's writes to A wait (tcp_tx_peer_waits); and
-B still echoes ten of ten. And reassembly: A sends 200 first fragments that never
-complete; B's datagram of three fragments is still reassembled and echoed,
-and A's excess is counted (reass_refused_peer). After A lets go, the pools
-(PBUF_POOL, NIC buffers held, TCP connections and segments, reassembly)
-are back at their baseline.
+echo stops reading them and A's data waits unread in the guest: A holds at
+most its share of received buffers (starling.tcp_peer_rx_pbufs, 95), and
+past it its segments are dropped and counted (tcp_rx_refused_peer); the
+echoes A never reads hold at most its share of TCP segments
+(starling.tcp_peer_segments, 255 of 512), and past it the echo's writes to A
+wait (tcp_tx_peer_waits). The same received-buffer share holds A's
+out-of-order segments: 400 one-byte segments with a gap before each, on
+each of 20 connections, sent beside Linux's own stack with the
+connections' real sequence numbers (read in TCP repair mode). Reassembly:
+A sends 200 first fragments that never complete, and B's datagram of three
+fragments is still reassembled and echoed, A's excess counted
+(reass_refused_peer). Through all of it B echoes ten of ten. After A lets
+go, the pools (PBUF_POOL, NIC buffers held, TCP connections and segments,
+reassembly) are back at their baseline.
 
 Bounded: connection attempts and reads have timeouts; the app is stopped and
 the namespace removed at the end.
@@ -112,6 +116,7 @@ def inside(args):
         time.sleep(1.0)  # the guest sees the FINs
         baseline = host_process.echo_stats(GUEST)
         unread_phase(failures)
+        out_of_order_phase(failures)
         fragment_phase(failures)
         back_to_baseline(baseline, failures)
     finally:
@@ -210,6 +215,87 @@ def unread_phase(failures):
         if ok != 10:
             failures.append(f"host B echoed {ok} of 10 while host A's data waited unread")
     finally:
+        for s in a:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
+            s.close()
+
+
+TCP_REPAIR, TCP_REPAIR_QUEUE, TCP_QUEUE_SEQ = 19, 20, 21  # linux/tcp.h
+TCP_RECV_QUEUE, TCP_SEND_QUEUE = 1, 2
+
+
+def sequence_numbers(s):
+    """(snd_nxt, rcv_nxt) of a connected socket, read in TCP repair mode
+    (CAP_NET_ADMIN, which the namespace's root has) and left at once."""
+    s.setsockopt(socket.IPPROTO_TCP, TCP_REPAIR, 1)
+    try:
+        numbers = []
+        for which in (TCP_SEND_QUEUE, TCP_RECV_QUEUE):
+            s.setsockopt(socket.IPPROTO_TCP, TCP_REPAIR_QUEUE, which)
+            numbers.append(struct.unpack("I", s.getsockopt(socket.IPPROTO_TCP, TCP_QUEUE_SEQ, 4))[0])
+        return tuple(numbers)
+    finally:
+        s.setsockopt(socket.IPPROTO_TCP, TCP_REPAIR, 0)
+
+
+def checksum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+def tcp_segment(src, sport, dst, dport, seq, ack, payload):
+    """An IPv4 packet (header checksum left to the kernel) carrying one TCP
+    segment with ACK set."""
+    header = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                         5 << 4, 0x10, 65535, 0, 0)
+    pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, 6, 20 + len(payload))
+    header = header[:16] + struct.pack("!H", checksum(pseudo + header + payload)) + header[18:]
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 0, 0, 64, socket.IPPROTO_TCP, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    return ip + header + payload
+
+
+def out_of_order_phase(failures):
+    """A's connections each carry 400 one-byte segments with a gap before
+    each (never completed), sent beside Linux's own stack with the
+    connection's real sequence numbers: the out-of-order queues A makes the
+    guest hold count toward A's share of received buffers, and B still
+    echoes."""
+    start = host_process.echo_stats(GUEST)
+    a = []
+    raw = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    try:
+        for _ in range(20):
+            try:
+                a.append(connect_from(HOST_A))
+            except OSError:
+                pass
+        for s in a:
+            snd, rcv = sequence_numbers(s)
+            sport = s.getsockname()[1]
+            for i in range(400):
+                raw.sendto(tcp_segment(HOST_A, sport, GUEST, 1236, snd + 2 * i + 1, rcv, b"x"),
+                           (GUEST, 0))
+        time.sleep(0.5)
+        now = host_process.echo_stats(GUEST)
+        refused = now.get("tcp_rx_refused_peer", 0) - start.get("tcp_rx_refused_peer", 0)
+        held = now.get("rx_wrappers_used", 0) + now.get("pbuf_pool_used", 0)
+        ok = sum(1 for _ in range(10) if echo_from(HOST_B))
+        print(f"host A: {len(a)} connections x 400 out-of-order segments; tcp_rx_refused_peer "
+              f"+{refused}; RX buffers and PBUF_POOL held {held}; host B: {ok} of 10 echoes")
+        if refused <= 0:
+            failures.append("host A's out-of-order segments were never refused: not in its share")
+        if held > 95 + 16:  # A's share, and a little for B's echoes and the stats
+            failures.append(f"{held} receive buffers held while host A queued out of order: "
+                            "more than its share of 95")
+        if ok != 10:
+            failures.append(f"host B echoed {ok} of 10 while host A's segments waited out of order")
+    finally:
+        raw.close()
         for s in a:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
             s.close()
