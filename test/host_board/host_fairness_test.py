@@ -238,22 +238,13 @@ def sequence_numbers(s):
         s.setsockopt(socket.IPPROTO_TCP, TCP_REPAIR, 0)
 
 
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
-
-
 def tcp_segment(src, sport, dst, dport, seq, ack, payload):
     """An IPv4 packet (header checksum left to the kernel) carrying one TCP
     segment with ACK set."""
     header = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
                          5 << 4, 0x10, 65535, 0, 0)
     pseudo = socket.inet_aton(src) + socket.inet_aton(dst) + struct.pack("!BBH", 0, 6, 20 + len(payload))
-    header = header[:16] + struct.pack("!H", checksum(pseudo + header + payload)) + header[18:]
+    header = header[:16] + struct.pack("!H", host_process.internet_checksum(pseudo + header + payload)) + header[18:]
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 40 + len(payload), 0, 0, 64, socket.IPPROTO_TCP, 0,
                      socket.inet_aton(src), socket.inet_aton(dst))
     return ip + header + payload

@@ -17,6 +17,7 @@ import argparse
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -173,6 +174,16 @@ def connect_from(source, destination, timeout=2.0):
     s.bind((source, 0))
     s.connect(destination)
     return s
+
+
+def internet_checksum(data):
+    """RFC 1071's sum, complemented: for headers a test writes itself."""
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
 
 
 def add_second_host(address, dev="st0"):

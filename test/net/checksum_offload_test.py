@@ -31,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "host_board"))
-from host_process import TapNamespace  # noqa: E402
+from host_process import TapNamespace, internet_checksum as checksum  # noqa: E402
 
 GUEST = "10.0.2.15"
 GUEST_MAC = bytes.fromhex("525400123456")
@@ -97,15 +97,6 @@ def client_b():
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
-
-
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def udp_frame(src_port, payload, wrong):
