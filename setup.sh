@@ -8,6 +8,11 @@
 #      Components, Signed-By...) to its own file, /etc/apt/sources.list.d/starling-src.sources.
 #      The user's own source files are never rewritten; third-party entries (URIs without
 #      "debian") are left alone.
+#      Also writes deb-src stanzas for Debian 13 (trixie) to
+#      /etc/apt/sources.list.d/starling-trixie-src.sources, the same Debian entries with
+#      bookworm* suites named trixie*, and /etc/apt/preferences.d/starling-trixie, which pins
+#      every trixie release to -1: its source packages can be fetched, its binaries never
+#      installed (no trixie binary index is configured in the first place).
 #   3. Runs `apt-get update` only when needed: lists missing, older than a day, a deb-src entry
 #      was just added, or a package below is missing / not at a version the archive serves.
 #   4. Installs the packages in PACKAGES with --no-install-recommends.
@@ -102,6 +107,11 @@ QEMU_WANT=7.2            # qemu-system-riscv64 major.minor
 LWIP_SRC=lwip            # source package fetched by the build
 LWIP_VERSION=2.1.3+dfsg1-2
 SRC_FILE_NAME=starling-src.sources
+# Debian 13 (trixie): its *source* index only, for sources newer than bookworm's (lwIP 2.2.1,
+# issue 28). No trixie binary index is configured, and a preferences file pins every trixie
+# release to -1 (never installed) in case one ever is: binaries only ever come from Debian 12.
+TRIXIE_SRC_FILE_NAME=starling-trixie-src.sources
+TRIXIE_PIN_FILE_NAME=starling-trixie
 
 PROG=${0##*/}
 OS_RELEASE=${STARLING_OS_RELEASE:-/etc/os-release}
@@ -119,7 +129,8 @@ usage() {
   cat <<EOF
 Usage: sudo ./$PROG [--check] [-h|--help]
 Set up a Debian 12 (bookworm) machine to build and test Starling: install Bazel 4.2.3,
-QEMU 7.2 and tools from Debian's archive, enable deb-src for lwIP's source, refresh apt lists.
+QEMU 7.2 and tools from Debian's archive, enable deb-src for lwIP's source (and Debian 13's
+source index, its binaries pinned out), refresh apt lists.
   --check     report what is missing; change nothing; exit 1 if anything is missing
   -h, --help  show this help
 See the header of $PROG for the environment variables it reads.
@@ -175,10 +186,13 @@ check_apt() {
 # ---------------------------------------------------------------------------------------------
 # apt sources: deb-src entries.
 
-APT_SL="" APT_SP="" APT_LISTS=""
+APT_SL="" APT_SP="" APT_LISTS="" APT_PP=""
 load_apt_config() {
   local SL="" SP="" LISTS=""
-  eval "$(apt-config shell SL Dir::Etc::sourcelist/f SP Dir::Etc::sourceparts/d LISTS Dir::State::lists/d)"
+  local PP=""
+  eval "$(apt-config shell SL Dir::Etc::sourcelist/f SP Dir::Etc::sourceparts/d LISTS Dir::State::lists/d PP Dir::Etc::preferencesparts/d)"
+  APT_PP=${PP:-/etc/apt/preferences.d/}
+  APT_PP=${APT_PP%/}
   APT_SL=${SL:-/etc/apt/sources.list}
   APT_SP=${SP:-/etc/apt/sources.list.d/}
   APT_SP=${APT_SP%/}
@@ -187,6 +201,19 @@ load_apt_config() {
 }
 
 src_file() { printf '%s/%s\n' "$APT_SP" "$SRC_FILE_NAME"; }
+trixie_src_file() { printf '%s/%s\n' "$APT_SP" "$TRIXIE_SRC_FILE_NAME"; }
+trixie_pin_file() { printf '%s/%s\n' "$APT_PP" "$TRIXIE_PIN_FILE_NAME"; }
+
+# The preferences that keep every Debian 13 binary off this machine (apt_preferences(5): a
+# negative priority means never install), whatever sources a user adds later.
+trixie_pin_text() {
+  printf '# Written by Starling setup.sh: Debian 13 (trixie) is configured for source packages\n'
+  printf '# only (%s); no trixie binary package may be installed.\n' "$TRIXIE_SRC_FILE_NAME"
+  local suite
+  for suite in trixie trixie-updates trixie-security; do
+    printf '\nPackage: *\nPin: release n=%s\nPin-Priority: -1\n' "$suite"
+  done
+}
 
 # apt's index targets, read once per state (each apt call may rebuild apt's cache: ~1 s when
 # Dir::Cache::pkgcache is "", as in Debian's docker images).
@@ -203,7 +230,33 @@ load_targets() {
 # True if apt is configured with a deb-src entry for a Debian archive URI (in any file,
 # including ours from an earlier run).
 have_debian_deb_src() {
-  awk '$1 == "Sources" && tolower($2) ~ /debian/ { found = 1 } END { exit !found }' <<<"$TARGETS_CONF"
+  awk '$1 == "Sources" && tolower($2) ~ /debian/ && $3 !~ /^trixie/ { found = 1 } END { exit !found }' <<<"$TARGETS_CONF"
+}
+
+# True if apt is configured with a deb-src entry for Debian 13's main suite.
+have_trixie_deb_src() {
+  awk '$1 == "Sources" && tolower($2) ~ /debian/ && $3 == "trixie" { found = 1 } END { exit !found }' <<<"$TARGETS_CONF"
+}
+
+# True if a trixie *binary* index is configured (the pin then is what keeps it out).
+have_trixie_binaries() {
+  awk '$1 == "Packages" && $3 ~ /^trixie/ { found = 1 } END { exit !found }' <<<"$TARGETS_CONF"
+}
+
+# gen_deb_src_entries for Debian 13: each bookworm, bookworm-updates or bookworm-security stanza
+# with the suite renamed trixie, trixie-updates or trixie-security; stanzas of other suites
+# (stable, sid, third parties) are left out.
+gen_trixie_src_entries() {
+  gen_deb_src_entries | awk 'BEGIN { RS = ""; ORS = "\n\n" }
+    {
+      stanza = $0 "\n"
+      if (match(stanza, /\nSuites: bookworm(-updates|-security)?\n/) == 0) next
+      suite = substr(stanza, RSTART + 9, RLENGTH - 10)
+      sub(/^bookworm/, "trixie", suite)
+      out = substr(stanza, 1, RSTART) "Suites: " suite substr(stanza, RSTART + RLENGTH - 1)
+      sub(/\n$/, "", out)
+      print out
+    }'
 }
 
 # Print deb822 deb-src stanzas, one per (URI, suite) of every enabled Debian `deb` entry in the
@@ -385,6 +438,9 @@ check_shm() {
 # Appends to PROBLEMS anything wrong with the installed result.
 verify_result() {
   local bv qv
+  if have_trixie_binaries && [[ ! -f $(trixie_pin_file) ]]; then
+    PROBLEMS+=("a Debian 13 (trixie) binary index is configured and $(trixie_pin_file) is missing: trixie binaries could replace bookworm's. Fix: sudo ./$PROG (writes the pin), or remove the trixie deb entry.")
+  fi
   bv=$(bazel_version)
   if [[ -z $bv ]]; then
     PROBLEMS+=("bazel-bootstrap is not installed: Bazel $BAZEL_WANT is needed. Fix: sudo ./$PROG")
@@ -451,6 +507,9 @@ main() {
       fi
     done
     ((LISTS_MISSING)) && PROBLEMS+=("$LISTS_REASON: cannot tell which versions the archive serves. Fix: sudo apt-get update (or sudo ./$PROG).")
+    have_trixie_deb_src || PROBLEMS+=("no deb-src entry for Debian 13 (trixie), whose source packages the build will take (lwIP 2.2.1). Fix: sudo ./$PROG (writes $(trixie_src_file)).")
+    [[ -f $(trixie_pin_file) && $(cat "$(trixie_pin_file)") == "$(trixie_pin_text)" ]] ||
+      PROBLEMS+=("$(trixie_pin_file) is missing or changed: it keeps every Debian 13 binary package off this machine. Fix: sudo ./$PROG (writes it).")
     ((LISTS_MISSING)) || [[ -z $LISTS_REASON ]] || say "note: $LISTS_REASON; a real run would refresh them."
     verify_result
     if ((${#PROBLEMS[@]})); then
@@ -481,9 +540,41 @@ main() {
     say "wrote $dst"
   fi
 
+  # 1b. Debian 13's source index, and the pin that keeps its binaries out (written first).
+  local pin
+  pin=$(trixie_pin_file)
+  if [[ ! -f $pin || $(cat "$pin") != "$(trixie_pin_text)" ]]; then
+    mkdir -p "${pin%/*}"
+    trixie_pin_text >"$pin.tmp"
+    chmod 644 "$pin.tmp"
+    mv -f "$pin.tmp" "$pin"
+    CHANGES+=("wrote $pin (Debian 13 binaries pinned to -1: never installed)")
+    say "wrote $pin"
+  fi
+  local need_trixie=0
+  if ! have_trixie_deb_src; then
+    local tdst tstanzas
+    tdst=$(trixie_src_file)
+    tstanzas=$(gen_trixie_src_entries)
+    [[ -n $tstanzas ]] || die "no Debian bookworm 'deb' entry (URI containing 'debian', suite bookworm) found in $APT_SL or $APT_SP/*.{list,sources}, so no Debian 13 deb-src entry can be derived. Fix: add your Debian bookworm mirror to apt's sources (see sources.list(5)), then rerun."
+    {
+      printf '# Written by Starling setup.sh: Debian 13 (trixie) deb-src entries, derived from the\n'
+      printf '# Debian 12 deb entries named below, for source packages newer than bookworm'"'"'s.\n'
+      printf '# Source only: %s pins every trixie binary to -1.\n' "$pin"
+      printf '# Safe to delete; setup.sh writes it again when no trixie deb-src entry exists.\n\n'
+      printf '%s\n' "$tstanzas"
+    } >"$tdst.tmp"
+    chmod 644 "$tdst.tmp"
+    mv -f "$tdst.tmp" "$tdst"
+    CHANGES+=("wrote $tdst (Debian 13 deb-src entries)")
+    say "wrote $tdst"
+    need_trixie=1
+  fi
+
   # 2. apt-get update, only when something needs it.
   local why=()
   ((need_src)) && why+=("deb-src entries added")
+  ((need_trixie)) && why+=("Debian 13 deb-src entries added")
   [[ -n $LISTS_REASON ]] && why+=("$LISTS_REASON")
   ((${#todo[@]})) && why+=("to install: ${todo[*]}")
   if ((${#why[@]})); then
@@ -526,6 +617,7 @@ main() {
   printf '  Bazel: %s (bazel-bootstrap)\n' "$(bazel_version)"
   printf '  QEMU:  %s (qemu-system-riscv64)\n' "$(qemu_version)"
   printf '  lwIP source: %s=%s served\n' "$LWIP_SRC" "$LWIP_VERSION"
+  printf '  Debian 13: source index only (%s), binaries pinned out (%s)\n' "$(trixie_src_file)" "$(trixie_pin_file)"
   if ((${#CHANGES[@]})); then
     for p in "${CHANGES[@]}"; do printf '  changed: %s\n' "$p"; done
   else
