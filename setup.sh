@@ -204,6 +204,25 @@ src_file() { printf '%s/%s\n' "$APT_SP" "$SRC_FILE_NAME"; }
 trixie_src_file() { printf '%s/%s\n' "$APT_SP" "$TRIXIE_SRC_FILE_NAME"; }
 trixie_pin_file() { printf '%s/%s\n' "$APT_PP" "$TRIXIE_PIN_FILE_NAME"; }
 
+# Writes TEXT (and a final newline) to FILE as a mode-644 file, atomically (a temporary
+# beside it, then mv), and records the change: install_file FILE WHY TEXT.
+install_file() {
+  local dst=$1 why=$2
+  mkdir -p "${dst%/*}"
+  printf '%s\n' "$3" >"$dst.tmp"
+  chmod 644 "$dst.tmp"
+  mv -f "$dst.tmp" "$dst"
+  CHANGES+=("wrote $dst ($why)")
+  say "wrote $dst"
+}
+
+# True if the Debian 13 pin is written and says what this setup.sh would write.
+trixie_pin_in_place() {
+  local pin
+  pin=$(trixie_pin_file)
+  [[ -f $pin && $(cat "$pin") == "$(trixie_pin_text)" ]]
+}
+
 # The preferences that keep every Debian 13 binary off this machine (apt_preferences(5): a
 # negative priority means never install), whatever sources a user adds later.
 trixie_pin_text() {
@@ -508,7 +527,7 @@ main() {
     done
     ((LISTS_MISSING)) && PROBLEMS+=("$LISTS_REASON: cannot tell which versions the archive serves. Fix: sudo apt-get update (or sudo ./$PROG).")
     have_trixie_deb_src || PROBLEMS+=("no deb-src entry for Debian 13 (trixie), whose source packages the build will take (lwIP 2.2.1). Fix: sudo ./$PROG (writes $(trixie_src_file)).")
-    [[ -f $(trixie_pin_file) && $(cat "$(trixie_pin_file)") == "$(trixie_pin_text)" ]] ||
+    trixie_pin_in_place ||
       PROBLEMS+=("$(trixie_pin_file) is missing or changed: it keeps every Debian 13 binary package off this machine. Fix: sudo ./$PROG (writes it).")
     ((LISTS_MISSING)) || [[ -z $LISTS_REASON ]] || say "note: $LISTS_REASON; a real run would refresh them."
     verify_result
@@ -528,46 +547,32 @@ main() {
     dst=$(src_file)
     stanzas=$(gen_deb_src_entries)
     [[ -n $stanzas ]] || die "no Debian archive 'deb' entry (URI containing 'debian') found in $APT_SL or $APT_SP/*.{list,sources}, so no deb-src entry can be derived for lwIP's source. Fix: add your Debian bookworm mirror to apt's sources (see sources.list(5)), then rerun."
-    {
+    install_file "$dst" "deb-src entries" "$(
       printf '# Written by Starling setup.sh: deb-src twins of the Debian archive deb entries named\n'
       printf '# below, so the build can run: apt-get source --download-only %s=%s\n' "$LWIP_SRC" "$LWIP_VERSION"
       printf '# Safe to delete; setup.sh writes it again only if no Debian deb-src entry exists.\n\n'
-      printf '%s\n' "$stanzas"
-    } >"$dst.tmp"
-    chmod 644 "$dst.tmp"
-    mv -f "$dst.tmp" "$dst"
-    CHANGES+=("wrote $dst (deb-src entries)")
-    say "wrote $dst"
+      printf '%s' "$stanzas"
+    )"
   fi
 
   # 1b. Debian 13's source index, and the pin that keeps its binaries out (written first).
   local pin
   pin=$(trixie_pin_file)
-  if [[ ! -f $pin || $(cat "$pin") != "$(trixie_pin_text)" ]]; then
-    mkdir -p "${pin%/*}"
-    trixie_pin_text >"$pin.tmp"
-    chmod 644 "$pin.tmp"
-    mv -f "$pin.tmp" "$pin"
-    CHANGES+=("wrote $pin (Debian 13 binaries pinned to -1: never installed)")
-    say "wrote $pin"
-  fi
+  trixie_pin_in_place ||
+    install_file "$pin" "Debian 13 binaries pinned to -1: never installed" "$(trixie_pin_text)"
   local need_trixie=0
   if ! have_trixie_deb_src; then
     local tdst tstanzas
     tdst=$(trixie_src_file)
     tstanzas=$(gen_trixie_src_entries)
     [[ -n $tstanzas ]] || die "no Debian bookworm 'deb' entry (URI containing 'debian', suite bookworm) found in $APT_SL or $APT_SP/*.{list,sources}, so no Debian 13 deb-src entry can be derived. Fix: add your Debian bookworm mirror to apt's sources (see sources.list(5)), then rerun."
-    {
+    install_file "$tdst" "Debian 13 deb-src entries" "$(
       printf '# Written by Starling setup.sh: Debian 13 (trixie) deb-src entries, derived from the\n'
       printf '# Debian 12 deb entries named below, for source packages newer than bookworm'"'"'s.\n'
       printf '# Source only: %s pins every trixie binary to -1.\n' "$pin"
       printf '# Safe to delete; setup.sh writes it again when no trixie deb-src entry exists.\n\n'
-      printf '%s\n' "$tstanzas"
-    } >"$tdst.tmp"
-    chmod 644 "$tdst.tmp"
-    mv -f "$tdst.tmp" "$tdst"
-    CHANGES+=("wrote $tdst (Debian 13 deb-src entries)")
-    say "wrote $tdst"
+      printf '%s' "$tstanzas"
+    )"
     need_trixie=1
   fi
 
