@@ -85,7 +85,7 @@ void register_metrics(std::string_view app, Netif& netif) {
 // A malformed or repeated token is refused whole, with the fix, and the
 // default kept; the share in force is printed when one is given.
 struct PeerShareOption {
-  std::string_view key;   // after "starling."
+  std::string_view name;  // "starling.tcp_peer_share"
   std::string_view what;  // "TCP connections per peer"
   std::size_t table;      // the bound N may reach: the whole table
   std::size_t fallback;   // the default, for the fix
@@ -95,11 +95,7 @@ struct PeerShareOption {
 
 void apply_peer_share(std::string_view app, std::string_view bootargs,
                       const PeerShareOption& option) {
-  char key[48] = "starling.";
-  const std::size_t prefix = std::string_view(key).size();
-  if (prefix + option.key.size() >= sizeof key) return;
-  option.key.copy(key + prefix, option.key.size());
-  const std::string_view name(key, prefix + option.key.size());
+  const std::string_view name = option.name;
   const BootargValue arg = bootarg_value(bootargs, name);
   if (!arg.found) return;
   std::uint64_t n = 0;
@@ -147,13 +143,13 @@ void apply_peer_share(std::string_view app, std::string_view bootargs,
 
 void apply_peer_shares(std::string_view app, std::string_view bootargs) {
   const PeerShareOption options[] = {
-      {"tcp_peer_share", "TCP connections per peer", net::tcp_stats().pool_size,
+      {"starling.tcp_peer_share", "TCP connections per peer", net::tcp_stats().pool_size,
        net::kDefaultTcpPeerShare, net::set_tcp_peer_share, net::tcp_peer_share},
-      {"tcp_peer_rx_pbufs", "received TCP buffers per peer", net::kMaxTcpPeerRxPbufs,
+      {"starling.tcp_peer_rx_pbufs", "received TCP buffers per peer", net::kMaxTcpPeerRxPbufs,
        net::kDefaultTcpPeerRxPbufs, net::set_tcp_peer_rx_pbufs, net::tcp_peer_rx_pbufs},
-      {"tcp_peer_segments", "TCP segments per peer", net::tcp_segment_pool_size(),
+      {"starling.tcp_peer_segments", "TCP segments per peer", net::tcp_segment_pool_size(),
        net::kDefaultTcpPeerSegments, net::set_tcp_peer_segments, net::tcp_peer_segments},
-      {"reass_peer_share", "IPv4 reassembly buffers per peer", net::reassembly_max_pbufs(),
+      {"starling.reass_peer_share", "IPv4 reassembly buffers per peer", net::reassembly_max_pbufs(),
        net::kDefaultReassemblyPeerPbufs, net::set_reassembly_peer_pbufs,
        net::reassembly_peer_pbufs},
   };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <utility>
 
 #include "kernel/async/check.h"
@@ -134,9 +135,12 @@ bool past_peer_rx_share(const Conn& c, std::size_t pbufs) {
   return rx_held_by(c.peer.address) + pbufs > g_peer_rx_pbufs;
 }
 
+// Whether a pcb's arg is one of our connections (a listener's state, or
+// nothing, otherwise). std::less: a total order even for pointers into
+// different arrays, where < is unspecified.
 bool is_conn(const void* arg) {
-  const auto* c = static_cast<const Conn*>(arg);
-  return c >= std::begin(g_conns) && c < std::end(g_conns);
+  const std::less<const void*> before;
+  return !before(arg, std::begin(g_conns)) && before(arg, std::end(g_conns));
 }
 
 void release_conn(Conn* c) {
