@@ -91,12 +91,15 @@ def inside(args):
         if refused < len(held) - PEER_SLOTS:
             failures.append(f"only {refused} of host A's {len(held)} connections refused: "
                             f"it holds more than its {PEER_SLOTS} slots")
-        ok = 0
+        ok, first, start = 0, None, time.monotonic()
         for _ in range(10):
             code, body = fetch_from_b("/")
-            ok += code == "200" and body == index
+            if code == "200" and body == index:
+                ok += 1
+                if first is None:  # printed, never gated
+                    first = round((time.monotonic() - start) * 1000)
         code, _ = fetch_from_b("/metrics")
-        print(f"host B: {ok} of 10 GET / whole, GET /metrics {code}")
+        print(f"host B: {ok} of 10 GET / whole, the first after {first} ms; GET /metrics {code}")
         if ok != 10:
             failures.append(f"host B fetched {ok} of 10 while host A held its share")
         if code != "200":

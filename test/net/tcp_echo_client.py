@@ -13,12 +13,16 @@ Bounded: socket timeouts on every operation, a fixed amount of data, QEMU's
 own --timeout. Exit 0 on success.
 """
 import argparse
+import os
 import socket
 import sys
 import threading
 import time
 
 from echo_guest import EchoGuest, report
+
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "host_board"))
+from host_process import echo_stats  # noqa: E402
 
 IO_TIMEOUT = 20.0
 
@@ -169,6 +173,24 @@ def main():
         good = sum(1 for r in results if r is True)
         print(f"tcp echo {args.clients} concurrent clients x 20 KiB: {good} verified in "
               f"{(time.perf_counter() - t0) * 1000:.0f} ms")
+        # QEMU's hostfwd listens with a backlog of one (docs/http.md): under a
+        # loaded host Linux may drop a client's connection in its accept queue
+        # before slirp takes it, and the client's data then draws a reset. Such
+        # a client never reached the guest. It is retried once, and only when
+        # the guest's own counters prove that: it accepted exactly the 1 MiB
+        # stream and the verified clients, and refused and reset nothing.
+        lost = [i for i, r in enumerate(results) if isinstance(r, ConnectionResetError)]
+        if lost:
+            counters = echo_stats("127.0.0.1", guest.udp_port)
+            refusals = sum(counters.get(k, 1) for k in (
+                "tcp_refused_backlog", "tcp_refused_pool", "tcp_refused_peer", "tcp_resets",
+                "tcp_connections_reset"))
+            if counters.get("tcp_accepted") == 1 + args.clients - len(lost) and refusals == 0:
+                print(f"{len(lost)} client(s) reset before reaching the guest (tcp_accepted "
+                      f"{counters['tcp_accepted']}, nothing refused): QEMU's hostfwd backlog; retried")
+                for i in lost:
+                    client(i)
+                good = sum(1 for r in results if r is True)
         if good != args.clients:
             bad = [r for r in results if r is not True][:3]
             failures.append(f"only {good}/{args.clients} concurrent clients verified ({bad})")
