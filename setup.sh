@@ -17,7 +17,7 @@
 #      was just added, or a package below is missing / not at a version the archive serves.
 #   4. Installs the packages in PACKAGES with --no-install-recommends.
 #   5. Verifies: Bazel is 4.2.3 (from dpkg: `bazel --version` prints no_version),
-#      qemu-system-riscv64 is 7.2.x, and lwIP's pinned source (lwip=2.1.3+dfsg1-2) is served.
+#      qemu-system-riscv64 is 7.2.x, and lwIP's pinned source (lwip=2.2.1+dfsg1-1+deb13u1, Debian 13) is served.
 #
 # It does NOT install clang/lld/llvm/libc++/picolibc/googletest: Bazel repository rules fetch
 # those as pinned .debs (`apt-get download NAME=VERSION`), which is why the index must be fresh.
@@ -105,7 +105,7 @@ fi
 BAZEL_WANT=4.2.3         # bazel-bootstrap upstream version
 QEMU_WANT=7.2            # qemu-system-riscv64 major.minor
 LWIP_SRC=lwip            # source package fetched by the build
-LWIP_VERSION=2.1.3+dfsg1-2
+LWIP_VERSION=2.2.1+dfsg1-1+deb13u1   # from Debian 13's source index (below)
 SRC_FILE_NAME=starling-src.sources
 # Debian 13 (trixie): its *source* index only, for sources newer than bookworm's (lwIP 2.2.1,
 # issue 28). No trixie binary index is configured, and a preferences file pins every trixie
@@ -476,7 +476,7 @@ verify_result() {
     local have
     have=$(apt-cache showsrc "$LWIP_SRC" 2>/dev/null | awk '/^Version:/ { printf "%s%s", sep, $2; sep = " " }' || true)
     if have_debian_deb_src; then
-      PROBLEMS+=("lwIP source $LWIP_SRC=$LWIP_VERSION is not served (apt-cache showsrc $LWIP_SRC offers: ${have:-nothing}). The build fetches it with 'apt-get source --download-only $LWIP_SRC=$LWIP_VERSION'. Fix: run 'apt-get update'; check the deb-src entries (e.g. $(src_file)) point at a bookworm archive.")
+      PROBLEMS+=("lwIP source $LWIP_SRC=$LWIP_VERSION is not served (apt-cache showsrc $LWIP_SRC offers: ${have:-nothing}). The build fetches it with 'apt-get source --download-only $LWIP_SRC=$LWIP_VERSION'. Fix: run 'apt-get update'; it comes from Debian 13's source index: check $(trixie_src_file) (sudo ./$PROG writes it).")
     else
       PROBLEMS+=("no deb-src entry for the Debian archive, so lwIP's source ($LWIP_SRC=$LWIP_VERSION) cannot be fetched. Fix: sudo ./$PROG (writes $(src_file)).")
     fi
@@ -549,7 +549,7 @@ main() {
     [[ -n $stanzas ]] || die "no Debian archive 'deb' entry (URI containing 'debian') found in $APT_SL or $APT_SP/*.{list,sources}, so no deb-src entry can be derived for lwIP's source. Fix: add your Debian bookworm mirror to apt's sources (see sources.list(5)), then rerun."
     install_file "$dst" "deb-src entries" "$(
       printf '# Written by Starling setup.sh: deb-src twins of the Debian archive deb entries named\n'
-      printf '# below, so the build can run: apt-get source --download-only %s=%s\n' "$LWIP_SRC" "$LWIP_VERSION"
+      printf '# below, so the build can fetch the Debian 12 source packages it pins (apt-get source).\n'
       printf '# Safe to delete; setup.sh writes it again only if no Debian deb-src entry exists.\n\n'
       printf '%s' "$stanzas"
     )"

@@ -15,6 +15,7 @@
 #include "kernel/metrics/page.h"
 #include "kernel/metrics/registry.h"
 #include "net/lwip/lwip_metrics.h"
+#include "net/netif/address_conflict.h"
 #include "net/netif/netif_metrics.h"
 #include "net/port/random.h"
 #include "net/port/reassembly_share.h"
@@ -66,6 +67,20 @@ void register_metrics(std::string_view app, Netif& netif) {
            .type = metrics::Type::kGauge,
            .line_key = "entropy_ok"},
           [](const void*) -> std::uint64_t { return net::entropy_status().ok ? 1 : 0; }, nullptr),
+      registry.add({.name = "starling_ip_address_conflicts_total",
+                    .help = "Another host on the link answered for or claimed our IPv4 address "
+                            "(RFC 5227 probe or ARP), a DHCP lease declined for it included.",
+                    .line_key = "addr_conflicts"},
+                   &net::address_conflict_stats().conflicts),
+      registry.add(
+          {.name = "starling_ip_address_conflict",
+           .help = "1 from an address conflict until a later probe finds the address free.",
+           .type = metrics::Type::kGauge,
+           .line_key = ""},
+          [](const void*) -> std::uint64_t {
+            return net::address_conflict_stats().in_conflict ? 1 : 0;
+          },
+          nullptr),
       registry.add({.name = "starling_ip_reass_refused_peer_total",
                     .help = "IPv4 fragments dropped or datagrams freed: their source held its "
                             "share of reassembly (starling.reass_peer_share=).",

@@ -95,14 +95,17 @@ MTOOLS_PACKAGES = {
     "mtools": ("4.0.33-1+really4.0.32-1", "972e0857ff43dbfc4c9255844c97b5d2cb0287720216d04c95b4e7fa483aec99"),
 }
 
-# lwIP, from Debian's source package: only the upstream .orig tarball is used
-# (sha256 below is of lwip_2.1.3+dfsg1.orig.tar.xz, as in the .dsc's
-# Checksums-Sha256). Fetched with `apt-get source`, which needs deb-src
-# entries (setup.sh adds them).
+# lwIP 2.2.1, from Debian 13's source package: only the upstream .orig
+# tarball is used (sha256 below is of lwip_2.2.1+dfsg1.orig.tar.xz, as in the
+# .dsc's Checksums-Sha256). Fetched with `apt-get source`, which needs the
+# Debian 13 deb-src entries setup.sh adds (starling-trixie-src.sources; no
+# Debian 13 binary package can be installed: setup.sh pins them out). Debian's
+# own patches are not applied (its +deb13u1 fix, CVE-2026-8836, is in SNMPv3,
+# which no Starling image builds).
 LWIP_SOURCE = struct(
     package = "lwip",
-    version = "2.1.3+dfsg1-2",
-    sha256 = "0a8276d09fc4e97bbba2f953d74af2388fc2195ea156be9d7589e297a68fde24",
+    version = "2.2.1+dfsg1-1+deb13u1",
+    sha256 = "83729c274c499d3348e9fbbe043a3113f3fa8953e7efddc7c21c7fcbb1f2b7b1",
 )
 
 # http-parser (Node.js's HTTP/1.x request parser, a single C file without
@@ -121,7 +124,6 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0001-tcp-syn-cookies.patch",
     "//net/lwip/patches:0002-tcp-trim-out-of-order-segments-to-the-window.patch",
     "//net/lwip/patches:0003-tcp-option-parsing-bounds.patch",
-    "//net/lwip/patches:0004-tcp-sequence-comparisons.patch",
     "//net/lwip/patches:0005-etharp-input-length-check.patch",
     "//net/lwip/patches:0006-ip4-reassembly-per-source-share.patch",
 ]

@@ -1,8 +1,8 @@
-/* lwIP's own fuzz harness (test/fuzz/fuzz.c from the pinned source) as a
- * libFuzzer target, built against Starling's lwipopts.h and port instead of
- * upstream's test options. Upstream's main() reads one input per process
- * (AFL); here lwIP is set up once, as its main() does, and every input goes
- * through its own input_pkts() (LWIP_FUZZ_MULTI_PACKET: frames with 2-byte
+/* lwIP's own fuzz harness (test/fuzz/fuzz_common.c from the pinned source)
+ * as a libFuzzer target, built against Starling's lwipopts.h and port instead
+ * of upstream's test options. Upstream's lwip_fuzztest() reads one input per
+ * process (AFL); here lwIP is set up once, as it does, and every input goes
+ * through its own input_pkts() (LWIP_FUZZ_MULTIPACKET: frames behind 2-byte
  * big-endian lengths). The apps upstream starts that Starling does not build
  * (httpd, SNMP, mDNS, DNS) are left out; lwiperf, which the iperf app runs,
  * stays. After each input what lwIP holds for that input's peers is released
@@ -17,23 +17,27 @@
 #include "lwip/apps/lwiperf.h"
 #include "lwip/apps/mdns.h"
 #include "lwip/apps/snmp.h"
+/* With LWIP_ALTCP 0 (ours), altcp.h names the plain TCP functions
+ * altcp_*; upstream's harness includes only altcp_tcp.h, which is empty
+ * then. */
+#include "lwip/altcp.h"
 #include "lwip/dns.h"
 #include "lwip/etharp.h"
 #include "lwip/ip4_frag.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/stats.h"
 
-/* Upstream's main() is compiled but never called: the apps it starts that
- * our options leave out become no-ops there. */
-#define main lwip_upstream_fuzz_main
+/* Upstream's lwip_fuzztest() is compiled but never called: the apps it
+ * starts that our options leave out become no-ops there. */
 #define httpd_init() ((void)0)
 #define snmp_init() ((void)0)
 #define mdns_resp_init() ((void)0)
-#define mdns_resp_add_netif(netif, hostname, ttl) ((void)0)
+#define mdns_resp_add_netif(netif, hostname) ((void)0)
 #define dns_setserver(index, server) ((void)0)
-#define LWIP_FUZZ_MULTI_PACKET
-#include "external/lwip/test/fuzz/fuzz.c"
-#undef main
+/* Its static ARP entry (LWIP_FUZZ_STATICARP) names a dual-stack address
+ * (`u_addr.ip4`); ours is IPv4 only, and the option is never asked for. */
+#define etharp_add_static_entry(ip, mac) ((void)0)
+#include "external/lwip/test/fuzz/fuzz_common.c"
 
 static struct netif fuzz_netif;
 static mem_size_t heap_baseline;
@@ -70,7 +74,7 @@ int LLVMFuzzerInitialize(int* argc, char*** argv) {
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int i;
-  input_pkts(&fuzz_netif, data, size);
+  input_pkts(LWIP_FUZZ_MULTIPACKET, &fuzz_netif, data, size);
 
   while (tcp_active_pcbs != NULL) tcp_abort(tcp_active_pcbs);
   while (tcp_tw_pcbs != NULL) tcp_abort(tcp_tw_pcbs);

@@ -1,5 +1,5 @@
 /*
- * Starling's lwIP 2.1.3 options (lwIP's opt.h documents each one; anything
+ * Starling's lwIP 2.2.1 options (lwIP's opt.h documents each one; anything
  * not set here keeps opt.h's default).
  *
  * The shape: one hart, cooperative coroutines, no threads. lwIP runs only in
@@ -76,6 +76,12 @@
  * replies do not need raw PCBs. */
 #define LWIP_RAW 0
 #define LWIP_AUTOIP 0
+/* Address conflict detection (RFC 5227; lwIP 2.2's acd module): a DHCP
+ * lease is probed before it is bound and declined if another host answers
+ * for it; a static address is probed at every link-up and defended
+ * (net/netif/address_conflict.h). */
+#define LWIP_ACD 1
+#define LWIP_DHCP_DOES_ACD_CHECK 1
 #define LWIP_IGMP 0
 #define LWIP_DNS 0
 

@@ -7,16 +7,17 @@
 
 // The netif's look at a received frame before lwIP sees it (issue 12):
 // frames too short for the protocol they name are dropped and counted, so
-// lwIP never reads past them (lwIP 2.1.3's etharp_input reads the 28-byte
-// ARP header without checking the frame holds it), and multicast the
-// appliance never joined is not accepted (without LWIP_IGMP, lwIP 2.1.3's
-// ip4_input takes every multicast datagram as its own: a UDP echo would
+// lwIP never reads past them (lwIP's etharp_input, 2.1.3's and 2.2.1's,
+// reads the 28-byte ARP header without checking the frame holds it), and
+// multicast the appliance never joined is not accepted (without LWIP_IGMP,
+// lwIP's ip4_input takes every multicast datagram as its own: a UDP echo would
 // answer 224.0.0.251). Broadcast stays: ARP and DHCP need it; services
 // decide for themselves whether to answer it (net/udp: Datagram::unicast).
 namespace starling::net {
 
 enum class FrameVerdict : std::uint8_t {
   kPass,
+  kArp,            // ARP, whole: passes (the netif looks at it first: address_conflict.h)
   kRuntArp,        // ARP with less than its 28-byte payload
   kRuntIpv4,       // IPv4 shorter than 20 bytes, or than its own IHL / total length
   kBadIpv4Header,  // version not 4, or IHL under 5 words
@@ -36,7 +37,7 @@ constexpr FrameVerdict classify_frame(std::span<const std::byte> frame) noexcept
   const bool group_mac = (byte(0) & 1) != 0;
   if (group_mac && !broadcast_mac) return FrameVerdict::kMulticast;
   if (ethertype == 0x0806) {
-    return payload < 28 ? FrameVerdict::kRuntArp : FrameVerdict::kPass;
+    return payload < 28 ? FrameVerdict::kRuntArp : FrameVerdict::kArp;
   }
   if (ethertype != 0x0800) return FrameVerdict::kPass;  // lwIP drops what it does not know
   if (payload < 20) return FrameVerdict::kRuntIpv4;

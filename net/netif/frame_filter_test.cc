@@ -34,11 +34,11 @@ std::vector<std::byte> ipv4(std::size_t payload_bytes, std::uint8_t version_ihl 
 TEST(FrameFilter, ArpNeedsItsWholeHeader) {
   EXPECT_EQ(classify_frame(frame(0x0806, 27)), FrameVerdict::kRuntArp);
   EXPECT_EQ(classify_frame(frame(0x0806, 0)), FrameVerdict::kRuntArp);
-  EXPECT_EQ(classify_frame(frame(0x0806, 28)), FrameVerdict::kPass);
+  EXPECT_EQ(classify_frame(frame(0x0806, 28)), FrameVerdict::kArp);
   EXPECT_EQ(classify_frame(frame(0x0806, 46, 0xFF)), FrameVerdict::kMulticast);  // not all-ones
   auto broadcast = frame(0x0806, 46);
   for (int i = 0; i < 6; ++i) broadcast[i] = std::byte{0xFF};
-  EXPECT_EQ(classify_frame(broadcast), FrameVerdict::kPass);
+  EXPECT_EQ(classify_frame(broadcast), FrameVerdict::kArp);
 }
 
 TEST(FrameFilter, Ipv4HeaderChecks) {

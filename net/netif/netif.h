@@ -21,6 +21,7 @@
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"  // tcp_txnow
+#include "net/netif/address_conflict.h"
 #include "net/netif/frame_filter.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/rx_pool.h"
@@ -110,9 +111,12 @@ class Netif {
     }
     netif_set_default(&netif_);
     netif_set_up(&netif_);
-    sync_link();
     dhcp_ = config.dhcp;
-    if (dhcp_ && dhcp_start(&netif_) != ERR_OK) return Unexpected(Error::kNoMemory);
+    sync_link();
+    if (dhcp_) {
+      if (dhcp_start(&netif_) != ERR_OK) return Unexpected(Error::kNoMemory);
+      report_dhcp_conflicts(&netif_);
+    }
     return {};
   }
 
@@ -232,6 +236,10 @@ class Netif {
   bool admit(std::span<const std::byte> frame) noexcept {
     switch (classify_frame(frame)) {
       case FrameVerdict::kPass:
+        return true;
+      case FrameVerdict::kArp:
+        // A look for another host using our address first.
+        note_arp_frame(&netif_, frame);
         return true;
       case FrameVerdict::kRuntArp:
       case FrameVerdict::kRuntIpv4:
@@ -365,6 +373,10 @@ class Netif {
     if (up && !netif_is_link_up(&netif_)) {
       netif_set_link_up(&netif_);
       ask_for_gateway();
+      // Probed on every plug-in: the link may now reach another host with
+      // the same address (address_conflict.h). lwIP stops the probe when
+      // the link goes down; a DHCP lease is probed by the DHCP client.
+      if (!dhcp_) check_static_address(&netif_, *netif_ip4_addr(&netif_));
     } else if (!up && netif_is_link_up(&netif_)) {
       netif_set_link_down(&netif_);
     }

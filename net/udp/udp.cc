@@ -127,9 +127,24 @@ Result<void> UdpSocket::send_to(const Endpoint& to, const Pbuf& data) noexcept {
   // Ethernet headers written in place, and lwIP leaves its payload pointing
   // at them, sent or not. Put it back: the datagram is the caller's, and a
   // retry after kBusy would otherwise send the old headers as data.
+  //
+  // Moving it back is a change lwIP must not see in a frame it keeps: a
+  // frame for a host whose hardware address is not yet resolved waits in
+  // the ARP queue, and lwIP queues a reference to a PBUF_POOL pbuf, not a
+  // copy, so the frame sent on the ARP reply started at the restored
+  // payload (Ethernet header, then the datagram's bytes: no IP or UDP
+  // header) and the first reply to every new peer was lost. For the call,
+  // the pbuf is marked as what it is, data that changes once the call
+  // returns (PBUF_TYPE_FLAG_DATA_VOLATILE, pbuf.h: "if this pbuf needs to
+  // be queued, it must be copied"): lwIP then queues a PBUF_RAM copy
+  // (etharp_query; nd6 does the same), only on that path. The NIC's own RX
+  // buffers (custom PBUF_REF pbufs) carry the flag already.
   pbuf* p = data.get();
   const auto* payload = static_cast<const std::byte*>(p->payload);
+  const u8_t type = p->type_internal;
+  p->type_internal = static_cast<u8_t>(type | PBUF_TYPE_FLAG_DATA_VOLATILE);
   auto sent = send_pbuf(to, p);
+  p->type_internal = type;
   const auto* now = static_cast<const std::byte*>(p->payload);
   if (now != payload) (void)pbuf_remove_header(p, static_cast<std::size_t>(payload - now));
   return sent;

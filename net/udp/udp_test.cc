@@ -154,6 +154,53 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       }
     }
 
+    // 3a'. the first datagram from a host whose hardware address lwIP has
+    // not resolved, echoed as it is (both kinds of received pbuf: the NIC's
+    // own buffer above the copy break, a PBUF_POOL copy below): lwIP holds
+    // the reply while it asks for the address. What it holds must be the
+    // reply, not the datagram send_to hands back to the caller, or the
+    // frame sent on the ARP reply is garbage and the first reply to every
+    // new peer is lost (issue 28: the README's first `socat` printed
+    // nothing).
+    {
+      std::uint32_t host = 0x0A000209;  // 10.0.2.9, then 10.0.2.10: new to lwIP
+      for (std::size_t n : {std::size_t{600}, std::size_t{40}}) {
+        const test_frames::Ipv4 ip{.src = host, .dst = testing::kOurIp};
+        const test_frames::Mac mac = {0x52, 0x55, 0x0a,
+                                      0x00, 0x02, static_cast<std::uint8_t>(host & 0xff)};
+        const test_frames::Ethernet eth{.dst = testing::kOurMac, .src = mac};
+        const Bytes payload = pattern(n, 21);
+        nic.sent.clear();
+        EXPECT_TRUE(nic.inject(
+            test_frames::udp_frame(eth, ip, {.src_port = 40010, .dst_port = 1235}, payload)));
+        auto first = co_await async::with_timeout(socket.receive_from(), async::kSecond);
+        EXPECT_TRUE(first.ok());
+        if (!first.ok()) co_return {};
+        EXPECT_TRUE(socket.send_to(first->from, first->data).ok());
+        // The datagram is the caller's again at once, whole.
+        EXPECT_EQ(first->data.size(), n);
+        EXPECT_EQ(std::memcmp(first->data.contiguous().data(), payload.data(), n), 0);
+        first->data.reset();             // as the echo app does: the buffer goes back
+        EXPECT_EQ(nic.sent.size(), 1u);  // the ARP request only
+        if (nic.sent.size() == 1) EXPECT_EQ(get16(nic.sent[0], 12), 0x0806);
+        EXPECT_TRUE(nic.inject(testing::arp_reply_from(mac, host)));
+        for (int i = 0; i < 100 && nic.sent.size() < 2; ++i)
+          co_await async::sleep_for(async::kMillisecond);
+        EXPECT_EQ(nic.sent.size(), 2u);
+        if (nic.sent.size() == 2) {
+          const Bytes& f = nic.sent[1];
+          EXPECT_EQ(f.size(), 42 + n);
+          EXPECT_EQ(get16(f, 12), 0x0800);
+          EXPECT_EQ(test_frames::get32(f, 30), host);  // IP destination
+          EXPECT_EQ(get16(f, 34), 1235);
+          EXPECT_EQ(get16(f, 36), 40010);
+          EXPECT_EQ(get16(f, 38), 8 + n);  // UDP length
+          if (f.size() == 42 + n) EXPECT_EQ(std::memcmp(f.data() + 42, payload.data(), n), 0);
+        }
+        ++host;
+      }
+    }
+
     // 3b. send_to(span), ARP resolved: the payload reaches the NIC as a
     // fragment that is the caller's own span (no copy into a pbuf first),
     // and the NIC's copy is the only one: bytes copied == the frame. The

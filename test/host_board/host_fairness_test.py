@@ -44,7 +44,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
-from host_process import App, report  # noqa: E402
 
 GUEST = "10.0.2.15"
 HOST_A = "10.0.2.2"
@@ -368,9 +367,7 @@ def back_to_baseline(baseline, failures):
 
 
 def finish(app, failures, args):
-    first = ("echo: tcp echo on port 1236" if getattr(args, "qemu", None)
-             else "host: NIC dwmac (device model) on TAP st0")
-    return report(app, failures, (first,))
+    return host_process.echo_report(app, failures, args)
 
 
 def main():

@@ -207,3 +207,11 @@ def report(app, failures, expected=()):
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
+
+
+def echo_report(app, failures, args):
+    """report() for the echo app started by app_for(args): the line it
+    prints once its NIC is up (the QEMU image's, or the host board's)."""
+    first = ("echo: tcp echo on port 1236" if getattr(args, "qemu", None)
+             else "host: NIC dwmac (device model) on TAP st0")
+    return report(app, failures, (first,))

@@ -8,8 +8,8 @@ the pin in toolchain/pins.bzl and it is extracted, top directory stripped, into
 the repository. Debian's patches are not applied; the project's own are
 (`patches`, in order, each with `patch -p1`): fixes to the pinned source,
 each named by what it fixes and tested on its own (net/lwip/patches/).
-The upstream files use CRLF line ends; a patched file is turned to LF
-first, so patches are plain text diffs.
+A patched file is turned to LF first (lwIP 2.1.3's files had CRLF line
+ends; 2.2.1's have LF), so patches are plain text diffs.
 
 The verified tarball is kept in the same cache as the pinned .debs
 ($STARLING_DEB_CACHE, default ~/.cache/starling/debs), so a fresh output base
@@ -23,7 +23,7 @@ def _sha256(rctx, path):
     return result.stdout.split(" ")[0]
 
 def _orig_prefix(package, version):
-    # "1:2.1.3+dfsg1-2" -> "lwip_2.1.3+dfsg1.orig.tar.": no epoch, no Debian revision.
+    # "1:2.2.1+dfsg1-1+deb13u1" -> "lwip_2.2.1+dfsg1.orig.tar.": no epoch, no Debian revision.
     upstream = version.split(":", 1)[-1]
     if "-" in upstream:
         upstream = upstream.rsplit("-", 1)[0]
@@ -36,8 +36,10 @@ def _fix_hint(rctx):
         "",
         "How to fix:",
         "  * apt needs a deb-src entry and fresh lists to fetch source packages:",
-        "    run `sudo ./setup.sh` (it adds deb-src entries for the Debian archive",
-        "    and runs apt-get update), then check `apt-cache showsrc %s`." % package,
+        "    run `sudo ./setup.sh` (it adds deb-src entries for the Debian archive,",
+        "    Debian 12's and Debian 13's source index (starling-trixie-src.sources:",
+        "    lwIP 2.2.1 is a Debian 13 source package), and runs apt-get update),",
+        "    then check `apt-cache showsrc %s`." % package,
         "  * if Debian no longer serves %s=%s, pick the version it serves" % (package, version),
         "    (`apt-cache showsrc %s | grep ^Version`), then update version and" % package,
         "    sha256 in toolchain/pins.bzl (repository @%s) and rerun; the error" % rctx.name,
@@ -147,7 +149,7 @@ def _debian_source_impl(rctx):
     cache_dir = env.get("STARLING_DEB_CACHE") or (env.get("HOME", "/tmp") + "/.cache/starling/debs")
     tarball = _fetch(rctx, rctx.path(cache_dir))
 
-    # Upstream tarballs hold one top directory (lwip-2.1.3/).
+    # Upstream tarballs hold one top directory (lwip-2.2.1/).
     result = rctx.execute(["tar", "-xf", str(tarball), "--no-same-owner", "--strip-components=1", "-C", "."])
     if result.return_code != 0:
         fail("starling: cannot extract %s: %s" % (tarball, result.stderr))
@@ -164,7 +166,7 @@ debian_source = repository_rule(
     implementation = _debian_source_impl,
     attrs = {
         "package": attr.string(mandatory = True, doc = "source package name, e.g. lwip"),
-        "version": attr.string(mandatory = True, doc = "Debian version, e.g. 2.1.3+dfsg1-2"),
+        "version": attr.string(mandatory = True, doc = "Debian version, e.g. 2.2.1+dfsg1-1+deb13u1"),
         "sha256": attr.string(mandatory = True, doc = "sha256 of the .orig tarball"),
         "remove": attr.string_list(doc = "paths removed after extraction (documentation, ...)"),
         "patches": attr.label_list(allow_files = [".patch"], doc = "applied in order with patch -p1"),

@@ -9,7 +9,7 @@ source toolchain/tests/nested_bazel.sh
 
 ws="$TEST_TMPDIR/src_ws"
 mkdir -p "$ws"
-good_sha=0a8276d09fc4e97bbba2f953d74af2388fc2195ea156be9d7589e297a68fde24
+good_sha=83729c274c499d3348e9fbbe043a3113f3fa8953e7efddc7c21c7fcbb1f2b7b1
 bad_sha=0000000000000000000000000000000000000000000000000000000000000000
 cat >"$ws/WORKSPACE" <<WS
 workspace(name = "src_pin_test")
@@ -18,28 +18,35 @@ load("@starling//toolchain/repositories:debian_source.bzl", "debian_source")
 debian_source(
     name = "wrong_sha",
     package = "lwip",
-    version = "2.1.3+dfsg1-2",
+    version = "2.2.1+dfsg1-1+deb13u1",
     sha256 = "$bad_sha",
     build_file = "@starling//toolchain/repositories:BUILD.lwip",
 )
 debian_source(
     name = "wrong_version",
     package = "lwip",
-    version = "2.1.3+dfsg1-1",
+    version = "2.2.1+dfsg1-1",
     sha256 = "$good_sha",
     build_file = "@starling//toolchain/repositories:BUILD.lwip",
 )
 debian_source(
     name = "no_deb_src",
     package = "lwip",
-    version = "2.1.3+dfsg1-2",
+    version = "2.2.1+dfsg1-1+deb13u1",
+    sha256 = "$good_sha",
+    build_file = "@starling//toolchain/repositories:BUILD.lwip",
+)
+debian_source(
+    name = "no_trixie_src",
+    package = "lwip",
+    version = "2.2.1+dfsg1-1+deb13u1",
     sha256 = "$good_sha",
     build_file = "@starling//toolchain/repositories:BUILD.lwip",
 )
 debian_source(
     name = "cached",
     package = "lwip",
-    version = "2.1.3+dfsg1-2",
+    version = "2.2.1+dfsg1-1+deb13u1",
     sha256 = "$good_sha",
     build_file = "@starling//toolchain/repositories:BUILD.lwip",
 )
@@ -65,17 +72,37 @@ no_sources="--repo_env=APT_CONFIG=$TEST_TMPDIR/no_sources.conf"
 # The archive's bytes do not match the pin (the cached tarball does not match
 # either, so apt is asked): expected vs found, and where the pin lives.
 expect_refusal "$ws" wrong_sha "$real_cache" -- \
-  "sha256 mismatch for lwip_2.1.3+dfsg1.orig.tar.xz" \
+  "sha256 mismatch for lwip_2.2.1+dfsg1.orig.tar.xz" \
   "expected: $bad_sha" "found:    $good_sha" "toolchain/pins.bzl"
 
 # A version Debian does not serve.
 expect_refusal "$ws" wrong_version "$empty_cache" -- \
-  "apt-get source --download-only lwip=2.1.3+dfsg1-1" \
+  "apt-get source --download-only lwip=2.2.1+dfsg1-1" \
   "toolchain/pins.bzl" "apt-cache showsrc lwip"
 
 # No deb-src entry (and nothing cached): says so and points at setup.sh.
 expect_refusal "$ws" no_deb_src "$empty_cache" "$no_sources" -- \
   "apt has no deb-src entry" "You must put some 'deb-src' URIs" "sudo ./setup.sh"
+
+# The machine's apt sources without setup.sh's Debian 13 source index
+# (Debian 12's deb-src entries only): lwIP 2.2.1 is not offered, and the fix
+# names that index.
+mkdir -p "$TEST_TMPDIR/bookworm_only.d"
+for part in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+  [[ -f $part && ${part##*/} != starling-trixie-src.sources ]] && cp "$part" "$TEST_TMPDIR/bookworm_only.d/"
+done
+main_list=/etc/apt/sources.list
+[[ -f $main_list ]] || main_list="$TEST_TMPDIR/empty.list"
+cat >"$TEST_TMPDIR/bookworm_only.conf" <<CONF
+Dir::Etc::sourcelist "$main_list";
+Dir::Etc::sourceparts "$TEST_TMPDIR/bookworm_only.d";
+Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+CONF
+expect_refusal "$ws" no_trixie_src "$empty_cache" \
+  "--repo_env=APT_CONFIG=$TEST_TMPDIR/bookworm_only.conf" -- \
+  "apt's source lists do not offer lwip=2.2.1+dfsg1-1+deb13u1" \
+  "Debian 13" "starling-trixie-src.sources" "sudo ./setup.sh"
 
 # A fresh output base with the tarball in the shared cache fetches nothing:
 # it succeeds even though apt has no sources at all.
