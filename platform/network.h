@@ -42,8 +42,11 @@ struct Network {
 };
 
 // How long bring_up_network waits for an address (static: at once; DHCP:
-// the server's answer).
-inline constexpr std::uint64_t kAddressTimeoutNs = 15 * async::kSecond;
+// the server's answer, then RFC 5227's probe of the lease, 4 to 9 s). A
+// lease declined because another host answered the probe is asked for
+// again after 10 s (RFC 2131) and probed again: one conflict at boot costs
+// up to ~25 s, so the wait allows two.
+inline constexpr std::uint64_t kAddressTimeoutNs = 60 * async::kSecond;
 
 // The exit code of an application whose network did not come up.
 inline constexpr int kNetworkFailed = 2;
