@@ -18,6 +18,7 @@ namespace starling::boot {
 namespace {
 
 constinit mem::PageAllocator pages;
+constinit MemoryRegions regions;
 
 // The frame allocator is a class with a constructor taking its arena: keep
 // raw storage and construct it once the arena exists.
@@ -25,8 +26,12 @@ alignas(async::FrameAllocator) constinit std::byte
     frame_storage[sizeof(async::FrameAllocator)] = {};
 constinit async::FrameAllocator* frames = nullptr;
 
-Result<std::span<std::byte>> take_pages(std::size_t bytes) {
-  auto base = pages.allocate(bytes / mem::kPageSize);
+mem::PhysRange range_of(std::span<const std::byte> bytes) {
+  return {mem::to_phys(bytes.data()), mem::to_phys(bytes.data()) + bytes.size()};
+}
+
+Result<std::span<std::byte>> take_pages(std::size_t bytes, std::size_t alignment = mem::kPageSize) {
+  auto base = pages.allocate(bytes / mem::kPageSize, alignment);
   if (!base.ok()) return Unexpected(base.error());
   return std::span<std::byte>(mem::to_pointer(*base), bytes);
 }
@@ -44,23 +49,38 @@ Result<MemorySummary> init_memory(unsigned long dtb) {
   auto free = mem::free_memory(*map, image, blob);
   if (!free.ok()) return Unexpected(free.error());
   if (auto ok = pages.init(free->ranges()); !ok.ok()) return Unexpected(ok.error());
+  regions.free = *free;
 
   MemorySummary summary;
   summary.ram_bytes = map->ram.total_bytes();
   summary.reserved_bytes = map->reserved.total_bytes();
   summary.free_bytes = free->total_bytes();
 
-  auto heap = take_pages(kHeapBytes);
-  if (!heap.ok()) return Unexpected(heap.error());
-  if (auto ok = mem::kernel_heap().add_region(*heap); !ok.ok()) return Unexpected(ok.error());
-  summary.heap_bytes = heap->size();
+  // Each with its guard pages (left unmapped when paging is on: paging.h):
+  // one past the heap's end, one on either side of the frame arena.
+  // The heap on a 2 MiB boundary: the page tables map it in 2 MiB pages.
+  auto heap_pages = take_pages(kHeapBytes + mem::kPageSize, 2u << 20);
+  if (!heap_pages.ok()) return Unexpected(heap_pages.error());
+  const std::span<std::byte> heap = heap_pages->first(kHeapBytes);
+  if (auto ok = mem::kernel_heap().add_region(heap); !ok.ok()) return Unexpected(ok.error());
+  summary.heap_bytes = heap.size();
+  regions.heap = range_of(heap);
+  regions.heap_guard = range_of(heap_pages->subspan(kHeapBytes));
 
-  auto arena = take_pages(kFrameArenaBytes);
-  if (!arena.ok()) return Unexpected(arena.error());
-  frames = ::new (frame_storage) async::FrameAllocator(*arena);
+  auto arena_pages = take_pages(mem::kPageSize + kFrameArenaBytes + mem::kPageSize);
+  if (!arena_pages.ok()) return Unexpected(arena_pages.error());
+  const std::span<std::byte> arena = arena_pages->subspan(mem::kPageSize, kFrameArenaBytes);
+  regions.arena = range_of(arena);
+  regions.arena_guard_below = range_of(arena_pages->first(mem::kPageSize));
+  regions.arena_guard_above = range_of(arena_pages->last(mem::kPageSize));
+  frames = ::new (frame_storage) async::FrameAllocator(arena);
   async::FrameAllocator::set_current(frames);
-  summary.frame_arena_bytes = arena->size();
+  summary.frame_arena_bytes = arena.size();
   return summary;
+}
+
+const MemoryRegions& memory_regions() {
+  return regions;
 }
 
 mem::PageAllocator& page_allocator() {

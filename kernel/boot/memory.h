@@ -7,6 +7,7 @@
 #include "kernel/async/frame_allocator.h"
 #include "kernel/lib/result.h"
 #include "kernel/mem/page_allocator.h"
+#include "kernel/mem/range_set.h"
 
 // Memory at boot: the device tree firmware passed says where RAM is and what
 // is reserved (OpenSBI's own region among it); what is left, minus the image
@@ -31,6 +32,20 @@ inline constexpr std::size_t kFrameArenaBytes = 1u << 20;
 // device tree, kNoMemory if RAM is too small; the kernel then runs without a
 // heap (allocations fail, counted) and on the built-in frame arena.
 Result<MemorySummary> init_memory(unsigned long dtb);
+
+// Where init_memory() put things, for the page tables (paging.h): all free
+// memory as the page allocator got it, and in it the heap, the frame arena
+// and their guard pages. Empty ranges before init_memory() (or after it
+// failed).
+struct MemoryRegions {
+  mem::RangeSet free;
+  mem::PhysRange heap;
+  mem::PhysRange heap_guard;         // the page past the heap's end
+  mem::PhysRange arena;              // the coroutine frame arena
+  mem::PhysRange arena_guard_below;  // the page below it
+  mem::PhysRange arena_guard_above;  // the page past it
+};
+const MemoryRegions& memory_regions();
 
 // The page allocator init_memory() set up (empty before).
 mem::PageAllocator& page_allocator();

@@ -6,6 +6,7 @@
 #include "kernel/async/stall_detector.h"
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
+#include "kernel/boot/paging.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
 #include "kernel/hal/board.h"
@@ -73,11 +74,27 @@ extern "C" [[noreturn]] void starling_kernel_start(unsigned long hart_id, unsign
     console::print(" KiB, coroutine frames ");
     console::print_dec(static_cast<std::int64_t>(memory->frame_arena_bytes >> 10));
     console::print(" KiB)\n");
+    // The MMU on (paging.h): W^X, guard pages, nothing else mapped.
+    if (auto paging = boot::enable_paging(dtb); paging.ok()) {
+      console::print("Starling: paging on (Sv39): ");
+      console::print_dec(static_cast<std::int64_t>(paging->counts.pages_1g));
+      console::print(" x 1G, ");
+      console::print_dec(static_cast<std::int64_t>(paging->counts.pages_2m));
+      console::print(" x 2M, ");
+      console::print_dec(static_cast<std::int64_t>(paging->counts.pages_4k));
+      console::print(" x 4K pages; tables ");
+      console::print_dec(static_cast<std::int64_t>(paging->table_bytes >> 10));
+      console::print(" KiB\n");
+    } else {
+      console::print("Starling: WARNING: paging off (");
+      console::print(error_name(paging.error()));
+      console::print("): no memory protection\n");
+    }
   } else {
     // Keep going: hello needs no heap, and allocations fail cleanly (counted).
     console::print("Starling: WARNING: no memory map from the device tree (");
     console::print(error_name(memory.error()));
-    console::print("): running without a heap\n");
+    console::print("): running without a heap or memory protection\n");
   }
 
   if (auto interrupts = board::init_interrupts(hart_id); !interrupts.ok()) {

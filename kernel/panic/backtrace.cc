@@ -8,12 +8,14 @@
 #include "kernel/console/console.h"
 #include "kernel/hal/busy_tick.h"
 
-// From the board's linker script: the image, and the boot stack, which starts
-// right after .bss and ends at __stack_top (platform/<board>/linker.ld).
+// From the board's linker script (platform/<board>/linker.ld): the image's
+// code, the boot stack [__stack_bottom, __stack_top) above its guard page,
+// and the trap stack above it, which a fault from an overflowing stack is
+// reported on (kernel/arch/riscv/trap_vector.S).
 extern "C" char __image_start[];
-extern "C" char __image_end[];
-extern "C" char __bss_end[];
-extern "C" char __stack_top[];
+extern "C" char __text_end[];
+extern "C" char __stack_bottom[];
+extern "C" char __trap_stack_top[];
 
 namespace starling::backtrace {
 namespace {
@@ -27,13 +29,14 @@ std::uintptr_t address_of(const char* symbol) {
 }
 
 bool in_image(std::uint64_t pc) {
-  return pc >= address_of(__image_start) && pc < address_of(__image_end);
+  return pc >= address_of(__image_start) && pc < address_of(__text_end);
 }
 
 // A frame pointer we may dereference: 8-byte aligned, and both slots below it
-// (fp-16, fp-8) inside the boot stack.
+// (fp-16, fp-8) inside the boot or the trap stack (adjacent: one range). Not
+// the guard page below them: reading it would fault again.
 bool on_stack(std::uint64_t fp) {
-  return fp % 8 == 0 && fp >= address_of(__bss_end) + 16 && fp <= address_of(__stack_top);
+  return fp % 8 == 0 && fp >= address_of(__stack_bottom) + 16 && fp <= address_of(__trap_stack_top);
 }
 
 }  // namespace

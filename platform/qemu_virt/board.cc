@@ -12,7 +12,9 @@
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/console/console.h"
 #include "kernel/hal/board.h"
+#include "kernel/hal/devices.h"
 #include "kernel/hal/interrupts.h"
+#include "platform/qemu_virt/virtio_mmio.h"
 #include "platform/uart_console.h"
 
 namespace starling::board {
@@ -36,7 +38,22 @@ constexpr std::uintptr_t kPlicBase = 0x0C00'0000;
 constexpr std::uint32_t kPlicSources = 95;
 constinit Plic plic({.base = kPlicBase, .context = 1, .num_sources = kPlicSources});
 
+// What the drivers touch, for the page tables (kernel/hal/devices.h): the
+// PLIC's priorities, pending and enable bits and the contexts' threshold
+// and claim registers all lie in its first 4 MiB (contexts at 0x200000 +
+// 0x1000 * context; hart 0's S-mode is context 1).
+constexpr DeviceRegion kDevices[] = {
+    {.base = kSifiveTestBase, .size = 0x1000, .name = "sifive_test (exit)"},
+    {.base = kPlicBase, .size = 0x40'0000, .name = "plic"},
+    {.base = 0x1000'0000, .size = 0x1000, .name = "uart (ns16550a)"},
+    {.base = kVirtioMmioBase, .size = kVirtioMmioStride * kVirtioMmioSlots, .name = "virtio-mmio"},
+};
+
 }  // namespace
+
+std::span<const DeviceRegion> device_regions() {
+  return kDevices;
+}
 
 void init(unsigned long /*dtb: the map above is fixed for this machine*/) {
   // Traps first: a fault anywhere after this line panics with a report.

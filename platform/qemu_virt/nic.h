@@ -7,17 +7,11 @@
 #include "drivers/virtio/net.h"
 #include "kernel/lib/result.h"
 #include "kernel/mem/page_allocator.h"
+#include "platform/qemu_virt/virtio_mmio.h"
 
 // QEMU virt's network interface: the first virtio-net device on the
-// virtio-mmio bus. docs/hardware/qemu-virt.md §7: eight slots at 0x10001000 + 0x1000*i,
-// PLIC source 1 + i. Without `bus=` QEMU 7.2 puts the first
-// virtio-*-device on the highest slot (7, 0x10008000, IRQ 8).
+// virtio-mmio bus (virtio_mmio.h).
 namespace starling::board {
-
-inline constexpr std::uintptr_t kVirtioMmioBase = 0x1000'1000;
-inline constexpr std::uintptr_t kVirtioMmioStride = 0x1000;
-inline constexpr std::uint32_t kVirtioMmioSlots = 8;
-inline constexpr std::uint32_t kVirtioMmioFirstIrq = 1;
 
 using Nic = virtio::Net;
 // The driver's name in metrics (the nic="..." label).

@@ -11,8 +11,10 @@
 #include "kernel/arch/riscv/trap.h"
 #include "kernel/console/console.h"
 #include "kernel/hal/board.h"
+#include "kernel/hal/devices.h"
 #include "kernel/hal/interrupts.h"
 #include "platform/star64/boot_dtb.h"
+#include "platform/star64/jh7110_map.h"
 #include "platform/uart_console.h"
 
 namespace starling::board {
@@ -21,7 +23,7 @@ namespace {
 // UART0 is a DW-APB UART: reg-shift 2, and it answers only 32-bit accesses.
 // U-Boot leaves it clocked, out of reset and at 115200 baud from its 24 MHz
 // clock, so init() does not touch the divisor.
-constinit Ns16550 uart({.base = 0x1000'0000, .reg_shift = 2, .reg_io_width = 4});
+constinit Ns16550 uart({.base = jh7110::kUart0Base, .reg_shift = 2, .reg_io_width = 4});
 constexpr std::uint32_t kUartIrq = 32;
 
 // DT /cpus/timebase-frequency (also U-Boot's RISCV_SMODE_TIMER_FREQ). The U74
@@ -31,13 +33,29 @@ constexpr std::uint64_t kTimebaseHz = 4'000'000;
 
 // PLIC: riscv,ndev = 136. Context 0 is hart 0 (the S7 monitor core, M-mode
 // only); harts 1-4 (U74) have M/S pairs 1/2, 3/4, 5/6, 7/8: S-mode = 2h.
-constexpr std::uintptr_t kPlicBase = 0x0C00'0000;
+constexpr std::uintptr_t kPlicBase = jh7110::kPlicBase;
 constexpr std::uint32_t kPlicSources = 136;
 constexpr unsigned long kFirstHartWithSMode = 1;
 constexpr unsigned long kLastHart = 4;
 constinit Plic plic({.base = kPlicBase, .context = 2, .num_sources = kPlicSources});
 
+// What the drivers touch, for the page tables (kernel/hal/devices.h).
+constexpr DeviceRegion kDevices[] = {
+    {.base = jh7110::kPlicBase, .size = jh7110::kPlicMappedBytes, .name = "plic"},
+    {.base = jh7110::kUart0Base, .size = jh7110::kUart0Bytes, .name = "uart0"},
+    {.base = jh7110::kStgCrgBase, .size = jh7110::kStgCrgBytes, .name = "stgcrg (TRNG clocks)"},
+    {.base = jh7110::kSysCrgBase, .size = jh7110::kSysCrgBytes, .name = "syscrg"},
+    {.base = jh7110::kTrngBase, .size = jh7110::kTrngBytes, .name = "trng"},
+    {.base = jh7110::kGmac0Base, .size = jh7110::kGmac0Bytes, .name = "gmac0"},
+    {.base = jh7110::kAonCrgBase, .size = jh7110::kAonCrgBytes, .name = "aoncrg"},
+    {.base = jh7110::kAonSysconBase, .size = jh7110::kAonSysconBytes, .name = "aon_syscon"},
+};
+
 }  // namespace
+
+std::span<const DeviceRegion> device_regions() {
+  return kDevices;
+}
 
 void init(unsigned long dtb) {
   // Traps first: a fault anywhere after this line panics with a report.

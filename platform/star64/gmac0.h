@@ -14,7 +14,7 @@
 // with the Motorcomm YT8531 PHY at MDIO address 0, RGMII-ID.
 namespace starling::board {
 
-inline constexpr std::uintptr_t kGmac0Base = 0x1603'0000;
+inline constexpr std::uintptr_t kGmac0Base = jh7110::kGmac0Base;
 inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 
 // DMA bursts: sDDF's TxPBL = RxPBL = 32 beats without PBLx8. The seed's

@@ -5,6 +5,7 @@
 
 #include "drivers/mmio/register_bus.h"
 #include "kernel/lib/result.h"
+#include "platform/star64/jh7110_map.h"
 
 // GMAC0's clocks, PHY-interface mode and resets on the StarFive JH7110
 // (docs/hardware/jh7110.md §6-§8). U-Boot stops its Ethernet before booting the kernel and
@@ -16,9 +17,7 @@
 // every write, in order.
 namespace starling::board::jh7110 {
 
-inline constexpr std::uintptr_t kAonCrgBase = 0x1700'0000;
-inline constexpr std::uintptr_t kSysCrgBase = 0x1302'0000;
-inline constexpr std::uintptr_t kAonSysconBase = 0x1701'0000;
+// The blocks' addresses: jh7110_map.h.
 
 // A clock word at CRG base + 4 * clock ID: bit 31 gate, bit 30 invert,
 // 29:24 mux select, 23:0 divider.
@@ -79,13 +78,11 @@ Result<void> gmac0_bring_up(const Gmac0Blocks& blocks = {},
 // The TRNG's (docs/hardware/jh7110-trng.md): STGCRG clocks SEC_AHB (ID 15,
 // "hclk") and SEC_MISC_AHB (ID 16, "ahb"), reset SEC_AHB (bit 3), shared
 // with the crypto engine and its DMA. U-Boot may leave them off.
-inline constexpr std::uintptr_t kStgCrgBase = 0x1023'0000;
 inline constexpr std::uint32_t kStgSecAhb = 0x3C;
 inline constexpr std::uint32_t kStgSecMiscAhb = 0x40;
 inline constexpr std::uint32_t kStgResetAssert = 0x74;
 inline constexpr std::uint32_t kStgResetStatus = 0x78;
 inline constexpr std::uint32_t kResetSecAhb = 1u << 3;
-inline constexpr std::uintptr_t kTrngBase = 0x1600'C000;
 
 // Enables both clocks, then releases the reset and waits (at most
 // `poll_limit` status reads) for it to show released: kTimedOut otherwise.

@@ -12,6 +12,9 @@ namespace starling::riscv {
 namespace {
 
 constexpr std::uint64_t kIllegalInstruction = 2;
+constexpr std::uint64_t kInstructionPageFault = 12;
+constexpr std::uint64_t kLoadPageFault = 13;
+constexpr std::uint64_t kStorePageFault = 15;
 
 struct HandlerSlot {
   InterruptHandler handler = nullptr;
@@ -30,6 +33,41 @@ constinit bool idle_now = false;
 
 // The interrupt being handled (interrupted_frame()).
 constinit const TrapFrame* handling = nullptr;
+
+constinit PageFaultDescriber page_fault_describer = nullptr;
+
+// "page fault: write at 0x0000000080201000: write to .text": built in place,
+// no allocation (the heap may be what broke).
+constinit char page_fault_text[192] = {};
+
+void append(std::size_t& at, const char* text) {
+  while (*text != '\0' && at + 1 < sizeof(page_fault_text)) page_fault_text[at++] = *text++;
+  page_fault_text[at] = '\0';
+}
+
+const char* describe_page_fault(std::uint64_t code, std::uint64_t address) {
+  const PageFaultAccess access = code == kInstructionPageFault ? PageFaultAccess::kExecute
+                                 : code == kLoadPageFault      ? PageFaultAccess::kRead
+                                                               : PageFaultAccess::kWrite;
+  std::size_t at = 0;
+  append(at, "page fault: ");
+  append(at, access == PageFaultAccess::kExecute ? "execute"
+             : access == PageFaultAccess::kRead  ? "read"
+                                                 : "write");
+  append(at, " at 0x");
+  char hex[17] = {};
+  for (int i = 0; i < 16; ++i) hex[i] = "0123456789abcdef"[(address >> (60 - 4 * i)) & 0xF];
+  append(at, hex);
+  if (page_fault_describer != nullptr) {
+    append(at, ": ");
+    append(at, page_fault_describer(address, access));
+  }
+  return page_fault_text;
+}
+
+// The overflowing sp a fault on the trap stack left in its top slot
+// (trap_vector.S), for the frame's x2.
+extern "C" char __trap_stack_top[];
 
 std::uint64_t sie_bit(Interrupt interrupt) {
   return 1ull << static_cast<std::uint64_t>(interrupt);
@@ -57,6 +95,10 @@ void handle_interrupt(TrapFrame& frame, std::uint64_t code) {
 }
 
 }  // namespace
+
+void set_page_fault_describer(PageFaultDescriber describer) {
+  page_fault_describer = describer;
+}
 
 void trap_init() {
   // Direct mode: the low two bits are 0, and the vector is 4-byte aligned.
@@ -145,6 +187,14 @@ extern "C" void starling_trap_dispatch(starling::riscv::TrapFrame* frame) {
     probe_faulted = true;
     frame->sepc += instruction_length(frame->sepc);
     return;
+  }
+  if (code == kInstructionPageFault || code == kLoadPageFault || code == kStorePageFault) {
+    const auto top = reinterpret_cast<std::uintptr_t>(__trap_stack_top);
+    const auto at = reinterpret_cast<std::uintptr_t>(frame);
+    if (at < top && top - at <= 16 + sizeof(TrapFrame)) {
+      frame->x[2] = *reinterpret_cast<const std::uint64_t*>(top - 8);  // the sp that overflowed
+    }
+    starling::panic(*frame, describe_page_fault(code, frame->stval));
   }
   starling::panic(*frame, exception_name(code));
 }

@@ -19,6 +19,14 @@ using InterruptHandler = void (*)(void* context);
 // instead of hanging in entry.S's parking loop. Interrupts stay masked.
 void trap_init();
 
+// A page fault's cause in words, for its panic report: the boot's paging
+// (kernel/boot/paging.h) sets one that names what lives at `address`
+// ("write to .text", "stack overflow: guard page below the stack"). It
+// returns a NUL-terminated text that stays valid until the next call.
+enum class PageFaultAccess : std::uint8_t { kRead, kWrite, kExecute };
+using PageFaultDescriber = const char* (*)(std::uint64_t address, PageFaultAccess access);
+void set_page_fault_describer(PageFaultDescriber describer);
+
 // Sets (or, with nullptr, clears) the handler for one S-mode interrupt. An
 // interrupt with no handler panics: it was enabled in sie by mistake.
 void set_interrupt_handler(Interrupt interrupt, InterruptHandler handler, void* context);

@@ -3,9 +3,14 @@
  * lands here. It saves a TrapFrame (trap_frame.h) on the current stack, calls
  * starling_trap_dispatch(TrapFrame*) and resumes at the frame's sepc.
  *
- * One address space, no U-mode: a trap always arrives on a kernel stack, so
- * there is no stack switch and sscratch is unused. A trap caused by a broken
- * sp (overflow past the stack's end) cannot be reported; it faults again here.
+ * One address space, no U-mode: a trap arrives on the kernel's one stack
+ * (platform/<board>/linker.ld), so there is no stack switch, with one
+ * exception: when sp has no room for a frame above the stack's bottom (it
+ * overflowed into the guard page below, or is garbage), the frame goes on
+ * the trap stack instead, so that the page fault is reported rather than
+ * faulting again here. The trap stack sits above the boot stack: a nested
+ * trap while the report runs there takes the usual path. sscratch holds t0
+ * for the few instructions of that check.
  */
 
 #define FRAME_SIZE	0x120
@@ -20,6 +25,12 @@
 	/* stvec's low two bits are the mode: the base must be 4-byte aligned. */
 	.balign	4
 starling_trap_vector:
+	csrw	sscratch, t0
+	lla	t0, __stack_bottom
+	addi	t0, t0, FRAME_SIZE
+	bltu	sp, t0, .Lon_trap_stack
+	csrr	t0, sscratch
+.Lframe:
 	addi	sp, sp, -FRAME_SIZE
 	sd	zero, 0(sp)
 	sd	x1, 8(sp)
@@ -108,4 +119,18 @@ starling_trap_vector:
 	ld	x31, 248(sp)
 	addi	sp, sp, FRAME_SIZE
 	sret
+
+	/*
+	 * The stack overflowed (or sp is garbage): the frame on the trap stack,
+	 * the bad sp in the trap stack's top slot for starling_trap_dispatch to
+	 * put in the frame (the frame's x2 would say the trap stack). Nothing
+	 * returns from here: the fault it reports panics.
+	 */
+.Lon_trap_stack:
+	mv	t0, sp
+	lla	sp, __trap_stack_top
+	sd	t0, -8(sp)
+	addi	sp, sp, -16
+	csrr	t0, sscratch
+	j	.Lframe
 	.size	starling_trap_vector, . - starling_trap_vector
