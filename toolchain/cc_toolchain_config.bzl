@@ -80,6 +80,7 @@ def _riscv64_features(paths, small_data):
         _flags_feature("no_rtti", _CXX_COMPILE, flags.NO_RTTI),
         _flags_feature("function_data_sections", _CODE_COMPILE, flags.SECTIONS),
         _flags_feature("frame_pointers", _CODE_COMPILE, flags.FRAME_POINTERS),
+        _flags_feature("hardening", _CODE_COMPILE, flags.HARDENING),
         _flags_feature("cxx_standard", _CXX_COMPILE, flags.CXX_STANDARD),
         # libc++ (C++ only) must come before clang's and picolibc's headers.
         feature(

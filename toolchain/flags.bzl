@@ -46,6 +46,14 @@ NO_RTTI = ["-fno-rtti", "-fno-threadsafe-statics"]
 # frame chain for its backtrace. Costs one register and two stores per call.
 FRAME_POINTERS = ["-fno-omit-frame-pointer"]
 
+# Compiler hardening for kernel code (docs/toolchain.md, "Hardening", argues
+# each and gives its measured cost): a stack canary in every function with
+# an array or an address-taken local (-strong: Linux's and Android's
+# default). The kernel defines __stack_chk_guard, seeded from the board's
+# entropy at boot, and __stack_chk_fail, which panics naming the function's
+# address (kernel/boot/stack_protector.cc).
+HARDENING = ["-fstack-protector-strong"]
+
 # One section per function and object, so the linker's --gc-sections can drop
 # what nothing uses.
 SECTIONS = ["-ffunction-sections", "-fdata-sections"]
@@ -139,6 +147,7 @@ FLAGS = struct(
     NO_RTTI = NO_RTTI,
     SECTIONS = SECTIONS,
     FRAME_POINTERS = FRAME_POINTERS,
+    HARDENING = HARDENING,
     CXX_STANDARD = CXX_STANDARD,
     WARNINGS = WARNINGS,
     riscv64_cxx_includes = riscv64_cxx_includes,

@@ -7,6 +7,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/boot/paging.h"
+#include "kernel/boot/stack_protector.h"
 #include "kernel/console/console.h"
 #include "kernel/fdt/chosen.h"
 #include "kernel/hal/board.h"
@@ -108,6 +109,11 @@ extern "C" [[noreturn]] void starling_kernel_start(unsigned long hart_id, unsign
   // Before any task: a slow entropy source's first wait holds up nobody here
   // (kernel/hal/entropy.h).
   hal::prime_entropy();
+  // The stack canary from that entropy (stack_protector.h): here, in the one
+  // frame that never returns.
+  console::print("Starling: stack canary from ");
+  console::print(boot::seed_stack_protector());
+  console::print("\n");
 
   // After the interrupt controller: the busy tick changes which interrupts
   // are live while tasks run (kernel/hal/busy_tick.h).

@@ -34,6 +34,14 @@ void prime_entropy();
 // ("virtio-rng", "getrandom", "none").
 std::string_view entropy_source();
 
+// For the kernel's own boot (the stack canary: kernel/boot/stack_protector.h):
+// fills `out` as fill_entropy() does and returns entropy_source(), or an
+// empty name when it cannot. The kernel's definition is a weak one that
+// returns "" (an image that links no entropy source); each riscv64 board's
+// entropy library defines the real one beside fill_entropy(), so an image
+// that uses entropy gets it, and no image has an undefined symbol.
+std::string_view boot_entropy(std::span<std::byte> out);
+
 }  // namespace starling::hal
 
 #endif  // STARLING_KERNEL_HAL_ENTROPY_H_

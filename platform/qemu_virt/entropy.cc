@@ -67,4 +67,8 @@ std::string_view entropy_source() {
   return "virtio-rng";
 }
 
+std::string_view boot_entropy(std::span<std::byte> out) {
+  return fill_entropy(out).ok() ? entropy_source() : std::string_view{};
+}
+
 }  // namespace starling::hal

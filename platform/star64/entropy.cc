@@ -36,4 +36,8 @@ std::string_view entropy_source() {
   return "jh7110-trng";
 }
 
+std::string_view boot_entropy(std::span<std::byte> out) {
+  return fill_entropy(out).ok() ? entropy_source() : std::string_view{};
+}
+
 }  // namespace starling::hal

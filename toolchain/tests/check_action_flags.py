@@ -34,6 +34,7 @@ COMPILE_CODE = [
     "-ffunction-sections",
     "-fdata-sections",
     "-fno-omit-frame-pointer",
+    "-fstack-protector-strong",
 ]
 COMPILE_CXX = ["-std=c++20", "-fno-rtti", "-fno-threadsafe-statics", "-nostdinc++"]
 LINK = ARCH + ["-fuse-ld=lld", "-nostdlib", "-static", "-Wl,--gc-sections"]

@@ -9,6 +9,8 @@
 //   heap_execute   a call into bytes on the heap
 //   stack_overflow a recursion through the guard page below the stack
 //   unmapped_write a write into a gap nothing is mapped at
+//   stack_smash    a write past a local array, over the stack canary
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -58,6 +60,17 @@ constinit volatile int depth_limit = 1 << 20;
   *reinterpret_cast<volatile std::uint64_t*>(std::uintptr_t{0x2000'0000}) = 1;
 }
 
+// How far stack_smash() writes: 8 bytes past its 16-byte array, which is
+// where -fstack-protector-strong keeps the canary (arrays go next to it).
+constinit volatile std::size_t smash_bytes = 24;
+
+[[gnu::noinline]] void stack_smash() {
+  char buffer[16];
+  volatile char* p = buffer;
+  for (std::size_t i = 0; i < smash_bytes; ++i) p[i] = 'x';
+  asm volatile("" : : "r"(buffer) : "memory");
+}
+
 }  // namespace
 
 int starling_app_main(const starling::BootInfo& boot) {
@@ -79,6 +92,8 @@ int starling_app_main(const starling::BootInfo& boot) {
     (void)stack_overflow(0);
   } else if (kind == "unmapped_write") {
     unmapped_write();
+  } else if (kind == "stack_smash") {
+    stack_smash();
   } else {
     print("fault_test: FAIL: no starling.fault= kind given\n");
     return 2;
