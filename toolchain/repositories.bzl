@@ -12,6 +12,7 @@ load(
     "MTOOLS_PACKAGES",
     "PICOLIBC_EXTRACT",
     "PICOLIBC_PACKAGES",
+    "PROMETHEUS_PACKAGES",
     "UBOOT_TOOLS_PACKAGES",
 )
 load("//toolchain/repositories:debian_packages.bzl", "debian_packages", "pinned")
@@ -54,6 +55,12 @@ def starling_repositories():
         packages = pinned(UBOOT_TOOLS_PACKAGES),
         extract = {"u-boot-tools": ["./usr/bin/mkimage"]},
         build_file = "//toolchain/repositories:BUILD.uboot_tools",
+    )
+    debian_packages(
+        name = "promtool",
+        packages = pinned(PROMETHEUS_PACKAGES),
+        extract = {"prometheus": ["./usr/bin/promtool"]},
+        build_file = "//toolchain/repositories:BUILD.promtool",
     )
     debian_packages(
         name = "dtc",

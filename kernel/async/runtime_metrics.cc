@@ -44,20 +44,22 @@ Result<void> register_runtime_metrics(metrics::Registry& registry, const Executo
         .help = "Instructions retired since boot.",
         .line_key = "instret"},
        [](const void*) { return hal::instructions(); }},
-      {{.name = "starling_uptime_nanoseconds",
-        .help = "Nanoseconds since boot.",
+      {{.name = "starling_uptime_seconds",
+        .help = "Seconds since boot (to the nanosecond).",
         .type = Type::kGauge,
-        .line_key = "uptime_ns"},
+        .line_key = "uptime_ns",
+        .decimals = 9},
        [](const void*) { return hal::now_ns(); }},
   };
   for (const Entry& e : executor_entries) {
     if (auto ok = registry.add(e.spec, e.read, &executor); !ok.ok()) return ok;
   }
   const Entry stall_entries[] = {
-      {{.name = "starling_stall_threshold_nanoseconds",
+      {{.name = "starling_stall_threshold_seconds",
         .help = "A task running this long without suspending is a stall (starling.stall_ms=); "
                 "0: the detector is off or the board has no busy tick.",
-        .type = Type::kGauge},
+        .type = Type::kGauge,
+        .decimals = 9},
        [](const void* c) { return stall_of(c).threshold_ns(); }},
       {{.name = "starling_stalls_total",
         .help = "Task runs that kept the hart past the stall threshold without suspending."},
@@ -68,10 +70,11 @@ Result<void> register_runtime_metrics(metrics::Registry& registry, const Executo
       {{.name = "starling_stall_reports_suppressed_total",
         .help = "Stalls not reported: more than 5 in a minute."},
        [](const void* c) { return stall_of(c).suppressed(); }},
-      {{.name = "starling_stall_longest_nanoseconds",
+      {{.name = "starling_stall_longest_seconds",
         .help = "The longest task run the stall detector has seen (a lower bound).",
         .type = Type::kGauge,
-        .line_key = "stall_longest_ns"},
+        .line_key = "stall_longest_ns",
+        .decimals = 9},
        [](const void* c) { return stall_of(c).longest_ns(); }},
   };
   for (const Entry& e : stall_entries) {

@@ -70,6 +70,40 @@ TEST(MetricsTest, RendersFamiliesTogetherInRegistrationOrder) {
   EXPECT_NE(render(*r).find("x_total{nic=\"a\"} 18446744073709551615\n"), std::string::npos);
 }
 
+// A time kept in nanoseconds is a metric in seconds (Prometheus's base unit):
+// rendered exactly, as a decimal fraction; the stats line keeps the count.
+TEST(MetricsTest, RendersDecimalsExactly) {
+  auto r = std::make_unique<Registry>();
+  std::uint64_t ns = 123'456;
+  ASSERT_TRUE(r->add({.name = "t_seconds",
+                      .help = "T.",
+                      .type = Type::kGauge,
+                      .line_key = "t_ns",
+                      .decimals = 9},
+                     &ns)
+                  .ok());
+  EXPECT_NE(render(*r).find("t_seconds 0.000123456\n"), std::string::npos) << render(*r);
+  ns = 12'000'000'007;
+  EXPECT_NE(render(*r).find("t_seconds 12.000000007\n"), std::string::npos) << render(*r);
+  std::array<char, 64> line;
+  const std::size_t n = render_stats_line(*r, "STATS", line);
+  EXPECT_EQ(std::string_view(line.data(), n), "STATS t_ns=12000000007\n");
+  ns = 0;
+  EXPECT_NE(render(*r).find("t_seconds 0.000000000\n"), std::string::npos) << render(*r);
+  ns = 18'446'744'073'709'551'615u;
+  EXPECT_NE(render(*r).find("t_seconds 18446744073.709551615\n"), std::string::npos) << render(*r);
+  // One family, one unit: a second registration with other decimals is refused.
+  std::uint64_t other = 1;
+  EXPECT_FALSE(r->add({.name = "t_seconds",
+                       .help = "T.",
+                       .type = Type::kGauge,
+                       .labels = {{{"k", "v"}}},
+                       .label_count = 1},
+                      &other)
+                   .ok());
+  EXPECT_FALSE(r->add({.name = "u_seconds", .help = "U.", .decimals = 19}, &other).ok());
+}
+
 TEST(MetricsTest, EscapesHelpAndLabelValues) {
   auto r = std::make_unique<Registry>();
   std::uint64_t v = 0;

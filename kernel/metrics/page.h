@@ -15,8 +15,8 @@
 // on the page itself, so a scrape shows what the scrape before it cost:
 //
 //   starling_metrics_page_bytes                 the last page's size
-//   starling_metrics_render_nanoseconds         the last render's duration
-//   starling_metrics_render_nanoseconds_peak    the longest render
+//   starling_metrics_render_seconds         the last render's duration
+//   starling_metrics_render_peak_seconds    the longest render
 //   starling_metrics_render_instructions        the last render's instructions
 //   starling_metrics_renders_total              pages rendered
 //   starling_metrics_render_failures_total      pages that did not fit

@@ -33,7 +33,7 @@ void put_sample(TextWriter& out, const Family& family, const Sample& sample) {
     out.put('}');
   }
   out.put(' ');
-  out.put_decimal(sample.value());
+  out.put_fixed(sample.value(), family.decimals);
   out.put('\n');
 }
 

@@ -48,13 +48,16 @@ Result<std::uint16_t> Registry::family_index(const SampleSpec& spec) {
     if (families_[i].name != spec.name) continue;
     // One name, one meaning: a second component may add samples (other
     // labels) to a family, but not redefine it.
-    if (families_[i].help != spec.help || families_[i].type != spec.type) {
+    if (families_[i].help != spec.help || families_[i].type != spec.type ||
+        families_[i].decimals != spec.decimals) {
       return Unexpected(Error::kInvalidArgument);
     }
     return static_cast<std::uint16_t>(i);
   }
   if (family_count_ == kMaxFamilies) return Unexpected(Error::kNoMemory);
-  families_[family_count_] = Family{.name = spec.name, .help = spec.help, .type = spec.type};
+  if (spec.decimals > 18) return Unexpected(Error::kInvalidArgument);
+  families_[family_count_] =
+      Family{.name = spec.name, .help = spec.help, .type = spec.type, .decimals = spec.decimals};
   return static_cast<std::uint16_t>(family_count_++);
 }
 

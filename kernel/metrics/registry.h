@@ -46,6 +46,10 @@ struct Family {
   std::string_view name{};  // e.g. "starling_nic_rx_frames_total"
   std::string_view help{};  // one line; \ and newlines are escaped on output
   Type type = Type::kCounter;
+  // The samples count units of 10^-decimals of the metric's unit: a time
+  // kept in nanoseconds is a metric in seconds with decimals = 9 (Prometheus
+  // wants base units). Rendered exactly, as a decimal fraction.
+  std::uint8_t decimals = 0;
 };
 
 struct Sample {
@@ -69,7 +73,9 @@ struct SampleSpec {
   Type type = Type::kCounter;
   std::array<Label, kMaxLabels> labels{};
   std::size_t label_count = 0;
+  // On the stats line the value stays as kept (nanoseconds): its keys say so.
   std::string_view line_key{};
+  std::uint8_t decimals = 0;  // Family::decimals
 };
 
 class Registry {

@@ -33,6 +33,20 @@ class TextWriter {
     } while (value != 0);
     while (n != 0) put(digits[--n]);
   }
+  // `value` / 10^decimals, exactly: "0.000123456" for 123456 and 9.
+  void put_fixed(std::uint64_t value, unsigned decimals) {
+    std::uint64_t scale = 1;
+    for (unsigned i = 0; i < decimals; ++i) scale *= 10;
+    put_decimal(value / scale);
+    if (decimals == 0) return;
+    put('.');
+    std::uint64_t fraction = value % scale;
+    for (unsigned i = decimals; i-- > 0;) {
+      std::uint64_t digit = fraction;
+      for (unsigned j = 0; j < i; ++j) digit /= 10;
+      put(static_cast<char>('0' + digit % 10));
+    }
+  }
   // Room left, for a renderer that writes whole entries or nothing.
   std::size_t room() const { return out_.size() - used_; }
   std::size_t size() const { return used_; }

@@ -187,7 +187,7 @@ def main():
 
         time.sleep(1.0)
         m = metrics(port)[2]
-        check(m.get("starling_http_slots_total") == SLOTS, f"{SLOTS} slots (the default)")
+        check(m.get("starling_http_slots_limit") == SLOTS, f"{SLOTS} slots (the default)")
         check(m.get('starling_lwip_pool_size{pool="TCP_PCB"}', 0) > SLOTS,
               "lwIP has PCBs beyond the slots (for the 503s)")
         baseline = pools(metrics(port)[2])
@@ -239,8 +239,8 @@ def main():
               f"{tally.get('refused', 0)} refused, {tally.get('waiting', 0)} waiting; "
               f"pools after: {settled}")
         print(f"metrics page: {m['starling_metrics_page_bytes']:g} bytes, rendered in "
-              f"{m['starling_metrics_render_nanoseconds'] / 1000:.1f} us "
-              f"(peak {m['starling_metrics_render_nanoseconds_peak'] / 1000:.1f} us), "
+              f"{m['starling_metrics_render_seconds'] * 1e6:.1f} us "
+              f"(peak {m['starling_metrics_render_peak_seconds'] * 1e6:.1f} us), "
               f"{m['starling_metrics_render_instructions']:g} on the instruction counter "
               "(the host's TSC without -icount)")
         with urllib.request.urlopen(url, timeout=5) as resp:

@@ -6,7 +6,9 @@ requests on one connection), raw sockets for pipelining byte for byte and
 for what a hostile client sends (each bad request's status is asserted), a
 slowloris, every slot held (503 with Retry-After), then the metrics page
 parsed by prometheus_client, showing the slots and connections back at
-their baseline and every refusal counted.
+their baseline and every refusal counted, and linted by Prometheus's own
+`promtool check metrics` (Debian's, pinned: @promtool), which must find
+nothing (base units, no `_total` on gauges, ...).
 
   httpd_qemu_test.py --launcher apps/httpd/qemu.run.sh --index apps/httpd/site/index.html
 """
@@ -15,6 +17,7 @@ import http.client
 import os
 import re
 import socket
+import subprocess
 import sys
 import time
 
@@ -65,6 +68,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--launcher", required=True)
     ap.add_argument("--index", required=True)
+    ap.add_argument("--promtool", required=True, help="promtool (@promtool)")
     ap.add_argument("--timeout", type=int, default=120)
     a = ap.parse_args()
     with open(a.index, "rb") as f:
@@ -189,27 +193,34 @@ def main():
 
         status, ctype, values, size = metrics(port)
         check(status == 200, "GET /metrics is 200")
+        # Prometheus's conventions, as its own linter reads them.
+        page = curl(base + "/metrics").stdout
+        lint = subprocess.run([a.promtool, "check", "metrics"], input=page, capture_output=True)
+        findings = (lint.stdout + lint.stderr).decode(errors="replace").strip()
+        print("promtool check metrics:", findings or "no findings")
+        check(lint.returncode == 0 and not findings,
+              f"promtool check metrics finds nothing on the page ({len(page)} bytes)")
         check(ctype == "text/plain; version=0.0.4; charset=utf-8", f"metrics Content-Type ({ctype})")
         print(f"metrics page: {size} bytes")
         check(values.get("starling_http_slots") == 1, "slots back to baseline (the scrape's own)")
-        check(values.get("starling_http_slots_total") == SLOTS, "slots_total is httpd.slots=")
+        check(values.get("starling_http_slots_limit") == SLOTS, "slots_limit is httpd.slots=")
         check(values.get("starling_http_connections_refused_total", 0) >= 1, "the 503 is counted")
         check(values.get("starling_http_head_timeouts_total", 0) >= 1, "the 408 is counted")
         for code in (100, 304, 400, 404, 405, 408, 413, 431, 503, 505):
             check(values.get(f'starling_http_responses_total{{code="{code}"}}', 0) >= 1,
                   f"responses counted for {code}")
         check(values.get("starling_http_body_buffers") == 1, "body buffers: only the scrape's own held")
-        check(values.get("starling_stall_threshold_nanoseconds") == 10_000_000,
-              "the stall detector watches with its default 10 ms")
+        check(values.get("starling_stall_threshold_seconds") == 0.01,
+              "the stall detector watches with its default 10 ms (0.010000000 s)")
         check(values.get("starling_tcp_connections", 99) <= 2, "TCP connections back to baseline")
         # The page's own cost (kernel/metrics/page.h): this page shows the
         # render of the scrape before it.
-        render_ns = values.get("starling_metrics_render_nanoseconds", 0)
+        render_s = values.get("starling_metrics_render_seconds", 0)
         page_bytes = values.get("starling_metrics_page_bytes", 0)
         print(f"metrics page: the one before was {page_bytes:g} bytes, rendered in "
-              f"{render_ns / 1000:.1f} us, {values.get('starling_metrics_render_instructions', 0):g} "
+              f"{render_s * 1e6:.1f} us, {values.get('starling_metrics_render_instructions', 0):g} "
               "on the instruction counter (the host's TSC without -icount)")
-        check(0 < render_ns < 1e9, "starling_metrics_render_nanoseconds is set (0 < t < 1 s)")
+        check(0 < render_s < 1, "starling_metrics_render_seconds is set (0 < t < 1 s)")
         check(abs(page_bytes - size) < 64, "starling_metrics_page_bytes is the page's size")
         check(values.get("starling_metrics_render_instructions", 0) > 0,
               "starling_metrics_render_instructions is set")
