@@ -87,11 +87,8 @@ Result<void> add(sv39::PageTables& tables, Region region) {
   return layout.add(region);
 }
 
-const char* describe(std::uint64_t address, riscv::PageFaultAccess access) {
-  const mem::Access kind = access == riscv::PageFaultAccess::kExecute ? mem::Access::kExecute
-                           : access == riscv::PageFaultAccess::kRead  ? mem::Access::kRead
-                                                                      : mem::Access::kWrite;
-  const mem::FaultCause cause = layout.describe(address, kind);
+const char* describe(std::uint64_t address, mem::Access access) {
+  const mem::FaultCause cause = layout.describe(address, access);
   // One static line: the fault handler prints it before anything else runs.
   static char text[128];
   std::size_t n = 0;

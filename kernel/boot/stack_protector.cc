@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string_view>
 
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/hal/entropy.h"
+#include "kernel/panic/backtrace.h"
 #include "kernel/panic/panic.h"
 
 // Only images that use entropy link a board's source (kernel/hal/entropy.h),
@@ -31,18 +33,16 @@ extern "C" {
 constinit std::uintptr_t __stack_chk_guard = 0x5f3c'a7d1'9e62'b400;
 
 [[noreturn]] void __stack_chk_fail() {
-  // "stack smashing detected: the canary of the function at 0x... was
-  // overwritten": its return lands in that function, which the backtrace
-  // then names by address at #1 (this function is #0).
-  static char text[96];
-  constexpr char kHead[] = "stack smashing detected: canary overwritten in the function at 0x";
-  std::size_t n = 0;
-  for (char c : kHead) {
-    if (c != '\0') text[n++] = c;
-  }
+  // "stack smashing detected: canary overwritten in the function at 0x...":
+  // its return lands in that function, which the backtrace then names by
+  // address at #1 (this function is #0).
+  constexpr std::string_view kHead =
+      "stack smashing detected: canary overwritten in the function at ";
+  static char text[kHead.size() + 18 + 1];
+  std::memcpy(text, kHead.data(), kHead.size());
   const auto pc = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
-  for (int i = 0; i < 16; ++i) text[n++] = "0123456789abcdef"[(pc >> (60 - 4 * i)) & 0xF];
-  text[n] = '\0';
+  (void)starling::backtrace::format_hex64(pc, std::span<char, 18>(text + kHead.size(), 18));
+  text[kHead.size() + 18] = '\0';
   starling::panic(text);
 }
 

@@ -54,6 +54,18 @@ struct MacAddress {
   friend bool operator==(const MacAddress&, const MacAddress&) = default;
 };
 
+// "6c:cf:39:00:75:5b" into `out` (at least 17 bytes); the length written.
+inline std::size_t format_mac(const MacAddress& mac, char* out) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < mac.bytes.size(); ++i) {
+    if (i != 0) out[n++] = ':';
+    out[n++] = kHex[mac.bytes[i] >> 4];
+    out[n++] = kHex[mac.bytes[i] & 0xF];
+  }
+  return n;
+}
+
 enum class LinkState : std::uint8_t { kDown, kUp };
 
 // Counters since the driver started. "errors" are things the device did

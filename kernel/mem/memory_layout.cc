@@ -31,6 +31,18 @@ constexpr std::string_view verb_for(Access access) {
 
 }  // namespace
 
+std::string_view access_name(Access access) noexcept {
+  switch (access) {
+    case Access::kRead:
+      return "read";
+    case Access::kWrite:
+      return "write";
+    case Access::kExecute:
+      return "execute";
+  }
+  return "?";
+}
+
 Result<void> MemoryLayout::add(const Region& region) noexcept {
   if (region.size == 0 || region.size > ~std::uint64_t{0} - region.base) {
     return Unexpected(Error::kInvalidArgument);

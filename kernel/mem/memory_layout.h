@@ -61,6 +61,9 @@ struct FaultCause {
   std::string_view object;  // the region's name, a guard's text, "null pointer", "unmapped"
 };
 
+// "read", "write", "execute".
+std::string_view access_name(Access access) noexcept;
+
 class MemoryLayout {
  public:
   static constexpr std::size_t kCapacity = 48;

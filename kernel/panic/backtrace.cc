@@ -41,15 +41,19 @@ bool on_stack(std::uint64_t fp) {
 
 }  // namespace
 
-void print_hex64(std::uint64_t value) {
+std::string_view format_hex64(std::uint64_t value, std::span<char, 18> out) {
   constexpr std::string_view kDigits = "0123456789abcdef";
-  std::array<char, 18> text{};
-  text[0] = '0';
-  text[1] = 'x';
+  out[0] = '0';
+  out[1] = 'x';
   for (std::size_t i = 0; i < 16; ++i) {
-    text[17 - i] = kDigits[(value >> (4 * i)) & 0xF];
+    out[17 - i] = kDigits[(value >> (4 * i)) & 0xF];
   }
-  console::print(std::string_view(text.data(), text.size()));
+  return std::string_view(out.data(), out.size());
+}
+
+void print_hex64(std::uint64_t value) {
+  std::array<char, 18> text{};
+  console::print(format_hex64(value, text));
 }
 
 void print_frame(std::string_view prefix, int index, std::uint64_t pc) {

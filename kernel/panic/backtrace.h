@@ -2,6 +2,7 @@
 #define STARLING_KERNEL_PANIC_BACKTRACE_H_
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 // Frame-pointer backtraces on riscv64, for the panic report and the stall
@@ -13,6 +14,9 @@ namespace starling::backtrace {
 
 // 0x + 16 digits: fixed width keeps register dumps aligned and greppable.
 void print_hex64(std::uint64_t value);
+// The same 18 characters into `out`, for a message built before it is
+// printed (no allocation); the view is of `out`.
+std::string_view format_hex64(std::uint64_t value, std::span<char, 18> out);
 
 void print_frame(std::string_view prefix, int index, std::uint64_t pc);
 

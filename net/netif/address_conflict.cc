@@ -39,15 +39,9 @@ bool may_print() {
   return true;
 }
 
-void print_mac(const std::uint8_t* mac) {
-  constexpr char kHex[] = "0123456789abcdef";
+void print_mac(const hal::MacAddress& mac) {
   char text[17];
-  for (int i = 0; i < 6; ++i) {
-    text[i * 3] = kHex[mac[i] >> 4];
-    text[i * 3 + 1] = kHex[mac[i] & 0xF];
-    if (i != 5) text[i * 3 + 2] = ':';
-  }
-  console::print(std::string_view(text, 17));
+  console::print(std::string_view(text, hal::format_mac(mac, text)));
 }
 
 void on_static(struct netif* netif, acd_callback_enum_t state) {
@@ -116,7 +110,7 @@ void note_arp_frame(struct netif* netif, std::span<const std::byte> frame) noexc
   if (std::memcmp(frame.data() + kSenderMac, netif->hwaddr, 6) == 0) return;
   ++stats.conflicts;
   stats.address = lwip_ntohl(sender);
-  std::memcpy(stats.claimed_by, frame.data() + kSenderMac, 6);
+  std::memcpy(stats.claimed_by.bytes.data(), frame.data() + kSenderMac, 6);
   stats.in_conflict = true;
   if (may_print()) {
     console::print("net: address conflict: ");

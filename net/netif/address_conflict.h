@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 
+#include "kernel/hal/nic.h"
 #include "lwip/netif.h"
 
 // IPv4 address conflict detection (RFC 5227, lwIP 2.2's acd module) for the
@@ -38,7 +39,7 @@ struct AddressConflictStats {
   std::uint64_t dhcp_declines = 0;  // leases declined for a conflict
   std::uint64_t checked = 0;        // probes that found the address free
   std::uint32_t address = 0;        // the address of the last conflict (host order)
-  std::uint8_t claimed_by[6] = {};  // the other host's hardware address (ARP conflicts)
+  hal::MacAddress claimed_by;       // the other host's hardware address (ARP conflicts)
   bool in_conflict = false;         // since the last conflict, no probe found it free
 };
 

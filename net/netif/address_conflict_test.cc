@@ -89,7 +89,7 @@ TEST_F(AddressConflictTest, ConflictsAreReportedAndTheStaticAddressKept) {
       co_await async::sleep_for(async::kMillisecond);
     EXPECT_EQ(stats.conflicts, 2u);
     EXPECT_TRUE(stats.in_conflict);
-    EXPECT_EQ(stats.claimed_by[5], 0x77);
+    EXPECT_EQ(stats.claimed_by.bytes[5], 0x77);
     EXPECT_EQ(netif.address(), kOurIp);
     for (int i = 0; i < 1200 && stats.in_conflict; ++i)
       co_await async::sleep_for(10 * async::kMillisecond);

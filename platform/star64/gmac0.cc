@@ -24,7 +24,7 @@ void print_mac(const MacChoice& choice) {
   }
   char text[17];
   print("star64: eth0 MAC ");
-  print(std::string_view(text, format_mac(choice.mac, text)));
+  print(std::string_view(text, hal::format_mac(choice.mac, text)));
   print(" (");
   print(mac_source_text(choice.source));
   print(")\n");

@@ -124,15 +124,4 @@ MacChoice choose_mac(const fdt::DeviceTree* tree) {
   return choice;
 }
 
-std::size_t format_mac(const hal::MacAddress& mac, char* out) {
-  constexpr char kHex[] = "0123456789abcdef";
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < 6; ++i) {
-    if (i != 0) out[n++] = ':';
-    out[n++] = kHex[mac.bytes[i] >> 4];
-    out[n++] = kHex[mac.bytes[i] & 0xF];
-  }
-  return n;
-}
-
 }  // namespace starling::board

@@ -69,9 +69,6 @@ struct MacChoice {
 // The address by the order above; `tree` may be null (no usable DT).
 MacChoice choose_mac(const fdt::DeviceTree* tree);
 
-// "6c:cf:39:00:75:5b" into out (at least 17 bytes); the length written.
-std::size_t format_mac(const hal::MacAddress& mac, char* out);
-
 }  // namespace starling::board
 
 #endif  // STARLING_PLATFORM_STAR64_MAC_ADDRESS_H_

@@ -228,7 +228,7 @@ TEST(ChooseMacTest, MalformedDeviceTreePropertyIsReported) {
 
 TEST(FormatMacTest, LowerCaseHexPairs) {
   char text[17];
-  const std::size_t n = format_mac(kDefaultMac, text);
+  const std::size_t n = hal::format_mac(kDefaultMac, text);
   EXPECT_EQ(std::string_view(text, n), "6c:cf:39:00:75:5b");
   hal::MacAddress round_trip;
   ASSERT_EQ(parse_mac(std::string_view(text, n), &round_trip), MacError::kNone);

@@ -37,11 +37,9 @@ void print_byte_hex(std::uint8_t b) {
   print(std::string_view(s, 2));
 }
 
-void print_mac(const std::uint8_t* mac) {
-  for (int i = 0; i < 6; ++i) {
-    if (i != 0) print(":");
-    print_byte_hex(mac[i]);
-  }
+void print_mac(const hal::MacAddress& mac) {
+  char text[17];
+  print(std::string_view(text, hal::format_mac(mac, text)));
 }
 
 void print_ip(const std::uint8_t* ip) {
@@ -163,7 +161,7 @@ async::Task<int> run() {
   for (int shift = 24; shift >= 0; shift -= 8)
     print_byte_hex(static_cast<std::uint8_t>(nic.features() >> shift));
   print("\nvirtio: mac ");
-  print_mac(nic.mac().bytes.data());
+  print_mac(nic.mac());
   print(nic.link() == hal::LinkState::kUp ? ", link up\n" : ", link down\n");
 
   const auto request = arp_request(nic.mac());
@@ -186,7 +184,7 @@ async::Task<int> run() {
   print("virtio: ARP reply from ");
   print_ip(kGatewayIp.data());
   print(" at ");
-  print_mac(reply->bytes.data());
+  print_mac(*reply);
   print("\n");
 
   const std::uint64_t interrupts_before = nic.stats().interrupts;
@@ -207,7 +205,7 @@ async::Task<int> run() {
     co_return 5;
   }
   print("virtio: ARP reply after an interrupt wake-up at ");
-  print_mac(second.bytes.data());
+  print_mac(second);
   print(" (PLIC source ");
   console::print_dec(irq);
   print(", delivered ");

@@ -1,8 +1,11 @@
 #include "kernel/arch/riscv/trap.h"
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "kernel/arch/riscv/csr.h"
+#include "kernel/panic/backtrace.h"
 #include "kernel/panic/panic.h"
 
 extern "C" void starling_trap_vector();
@@ -40,24 +43,23 @@ constinit PageFaultDescriber page_fault_describer = nullptr;
 // no allocation (the heap may be what broke).
 constinit char page_fault_text[192] = {};
 
-void append(std::size_t& at, const char* text) {
-  while (*text != '\0' && at + 1 < sizeof(page_fault_text)) page_fault_text[at++] = *text++;
+void append(std::size_t& at, std::string_view text) {
+  for (char c : text) {
+    if (at + 1 < sizeof(page_fault_text)) page_fault_text[at++] = c;
+  }
   page_fault_text[at] = '\0';
 }
 
 const char* describe_page_fault(std::uint64_t code, std::uint64_t address) {
-  const PageFaultAccess access = code == kInstructionPageFault ? PageFaultAccess::kExecute
-                                 : code == kLoadPageFault      ? PageFaultAccess::kRead
-                                                               : PageFaultAccess::kWrite;
+  const mem::Access access = code == kInstructionPageFault ? mem::Access::kExecute
+                             : code == kLoadPageFault      ? mem::Access::kRead
+                                                           : mem::Access::kWrite;
   std::size_t at = 0;
   append(at, "page fault: ");
-  append(at, access == PageFaultAccess::kExecute ? "execute"
-             : access == PageFaultAccess::kRead  ? "read"
-                                                 : "write");
-  append(at, " at 0x");
-  char hex[17] = {};
-  for (int i = 0; i < 16; ++i) hex[i] = "0123456789abcdef"[(address >> (60 - 4 * i)) & 0xF];
-  append(at, hex);
+  append(at, mem::access_name(access));
+  append(at, " at ");
+  std::array<char, 18> hex;
+  append(at, backtrace::format_hex64(address, hex));
   if (page_fault_describer != nullptr) {
     append(at, ": ");
     append(at, page_fault_describer(address, access));

@@ -4,6 +4,7 @@
 #include <initializer_list>
 
 #include "kernel/arch/riscv/trap_frame.h"
+#include "kernel/mem/memory_layout.h"
 
 // S-mode traps: the vector, and what runs for each kind of trap.
 //   exceptions -> panic (kernel/panic), with the frame, unless a probe expects it
@@ -23,8 +24,7 @@ void trap_init();
 // (kernel/boot/paging.h) sets one that names what lives at `address`
 // ("write to .text", "stack overflow: guard page below the stack"). It
 // returns a NUL-terminated text that stays valid until the next call.
-enum class PageFaultAccess : std::uint8_t { kRead, kWrite, kExecute };
-using PageFaultDescriber = const char* (*)(std::uint64_t address, PageFaultAccess access);
+using PageFaultDescriber = const char* (*)(std::uint64_t address, mem::Access access);
 void set_page_fault_describer(PageFaultDescriber describer);
 
 // Sets (or, with nullptr, clears) the handler for one S-mode interrupt. An
