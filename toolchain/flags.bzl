@@ -51,8 +51,16 @@ FRAME_POINTERS = ["-fno-omit-frame-pointer"]
 # an array or an address-taken local (-strong: Linux's and Android's
 # default). The kernel defines __stack_chk_guard, seeded from the board's
 # entropy at boot, and __stack_chk_fail, which panics naming the function's
-# address (kernel/boot/stack_protector.cc).
-HARDENING = ["-fstack-protector-strong"]
+# address (kernel/boot/stack_protector.cc). Every local without an
+# initialiser starts at zero (Linux's INIT_STACK_ALL_ZERO, Android's and
+# Windows' choice): a read before the write sees 0, never an earlier frame's
+# data. `pattern` finds such reads faster in a debugger but turns them into
+# wild pointers in production; hot-path exemptions carry
+# [[clang::uninitialized]] with the reason.
+HARDENING = [
+    "-fstack-protector-strong",
+    "-ftrivial-auto-var-init=zero",
+]
 
 # One section per function and object, so the linker's --gc-sections can drop
 # what nothing uses.

@@ -293,7 +293,10 @@ void print_failure(const char* what, Error error) {
 // then incomplete and a FIN would pass it off as whole.
 async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
   net::TcpStream stream = connection.take();
-  std::byte buffer[2048];
+  // Aligned, so that where the copies in and out of it land relative to a
+  // word boundary is fixed by the segment's headers, not by where this
+  // frame's layout happens to put a 1-byte-aligned array (docs/toolchain.md).
+  alignas(16) std::byte buffer[2048];
   net::IdleClock idle(kTcpIdle);
   for (;;) {
     const std::uint64_t wait = idle.next_wait_ns(net::tcp_table_pressed());

@@ -35,12 +35,21 @@ COMPILE_CODE = [
     "-fdata-sections",
     "-fno-omit-frame-pointer",
     "-fstack-protector-strong",
+    "-ftrivial-auto-var-init=zero",
 ]
 COMPILE_CXX = ["-std=c++20", "-fno-rtti", "-fno-threadsafe-statics", "-nostdinc++"]
 LINK = ARCH + ["-fuse-ld=lld", "-nostdlib", "-static", "-Wl,--gc-sections"]
 MODE = {"fastbuild": [], "opt": ["-O2"], "dbg": ["-g"]}
 # Options whose last occurrence wins: a later copt must not undo the pin.
-LAST_WINS = ["-msmall-data-limit=", "-march=", "-mabi=", "-mcmodel=", "--target=", "-std="]
+LAST_WINS = [
+    "-msmall-data-limit=",
+    "-march=",
+    "-mabi=",
+    "-mcmodel=",
+    "--target=",
+    "-std=",
+    "-ftrivial-auto-var-init=",
+]
 
 
 def source_of(args):
