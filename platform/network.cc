@@ -188,6 +188,15 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     } else {
       network.ip = parsed.config;
     }
+    const auto parsed6 = net::parse_ip6_bootargs(network.bootargs);
+    if (parsed6.error != net::Ip6ConfigError::kNone) {
+      print(app);
+      print(": ignoring bootargs ip6=: ");
+      print(net::ip6_config_error_text(parsed6.error));
+      print("; using ip6=auto\n");
+    } else {
+      network.ip6 = parsed6.config;
+    }
     apply_peer_shares(app, network.bootargs);
   }
 
@@ -204,7 +213,7 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
   // One network per image: the netif outlives every task that uses it.
   static std::optional<Netif> netif;
   netif.emplace(**nic);
-  if (auto ok = netif->start(network.ip); !ok.ok()) {
+  if (auto ok = netif->start(network.ip, network.ip6); !ok.ok()) {
     print_failure(app, "netif start", ok.error());
     co_return Unexpected(ok.error());
   }

@@ -38,6 +38,7 @@ using Netif = net::Netif<Nic>;
 struct Network {
   Netif* netif = nullptr;     // lives as long as the image
   net::IpConfig ip;           // what the netif was started with
+  net::Ip6Config ip6;         // IPv6: ip6= on the command line (SLAAC by default)
   std::string_view bootargs;  // /chosen/bootargs, "" without one: the app's own settings
 };
 

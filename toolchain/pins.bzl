@@ -133,6 +133,8 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0003-tcp-option-parsing-bounds.patch",
     "//net/lwip/patches:0005-etharp-input-length-check.patch",
     "//net/lwip/patches:0006-ip4-reassembly-per-source-share.patch",
+    "//net/lwip/patches:0007-nd6-link-layer-option-bounds.patch",
+    "//net/lwip/patches:0008-ip6-reassembly-free-without-first-fragment.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

@@ -252,7 +252,12 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& set
           settings.stats_from_given
               ? settings.stats_from
               : net::Subnet{.address = netif.address(), .netmask = netif.netmask()};
-      if (!allowed.contains(datagram->from.address)) {
+      // IPv4: the configured subnet, or our own. IPv6: a link-local
+      // source (a host on our link) unless a subnet was configured.
+      const net::IpAddress& from = datagram->from.address;
+      const bool admitted = from.is_v4() ? allowed.contains(from.v4_host_order())
+                                         : !settings.stats_from_given && from.is_link_local_v6();
+      if (!admitted) {
         ++g_echo.stats_refused;
         continue;
       }

@@ -496,11 +496,13 @@ void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t by
 // the engine for a fragment's payload either (its fragments are always
 // summed in software). Found by //test/host_board:host_fairness_test: a
 // 3,000-byte UDP datagram's echo never reached its sender.
+// An IPv6 fragment gets nothing (00): IPv6 has no header checksum, and
+// net/udp had lwIP sum a fragmented IPv6 datagram itself.
 std::uint32_t Dwmac::tx_checksum_bits(mem::PhysAddr buffer, std::uint32_t bytes) const {
   if (!tx_checksum_) return 0;
-  return nic::is_ipv4_fragment(std::span(mem::to_pointer(buffer), bytes))
-             ? desc::kTxChecksumIpHeader
-             : desc::kTxChecksumFull;
+  const std::span frame(mem::to_pointer(buffer), bytes);
+  if (nic::is_ipv6_fragment(frame)) return 0;
+  return nic::is_ipv4_fragment(frame) ? desc::kTxChecksumIpHeader : desc::kTxChecksumFull;
 }
 
 bool Dwmac::can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const {

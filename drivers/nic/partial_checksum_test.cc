@@ -89,5 +89,66 @@ TEST(PartialChecksum, OthersAreLeftAlone) {
   EXPECT_FALSE(prepare_partial_checksum(runt).has_value());
 }
 
+// An IPv6 frame: the fixed header, then `next` and its bytes.
+std::vector<std::byte> ipv6_frame(std::uint8_t next, std::span<const std::byte> upper) {
+  std::vector<std::byte> f(14 + 40 + upper.size());
+  tf::put16(f, 12, 0x86DD);
+  f[14] = std::byte{0x60};
+  tf::put16(f, 18, static_cast<std::uint16_t>(upper.size()));
+  f[20] = std::byte{next};
+  f[21] = std::byte{64};
+  for (int i = 0; i < 16; ++i) {
+    f[22 + i] = std::byte(0x20 + i);  // source
+    f[38 + i] = std::byte(0x40 + i);  // destination
+  }
+  for (std::size_t i = 0; i < upper.size(); ++i) f[54 + i] = upper[i];
+  return f;
+}
+
+// A receiver's check over IPv6 (RFC 8200 section 8.1): the upper-layer
+// bytes with the pseudo-header sum to 0xFFFF.
+std::uint16_t ipv6_receiver_sum(std::span<const std::byte> frame, std::uint8_t next) {
+  std::uint32_t pseudo = 0;
+  for (std::size_t i = 22; i < 54; i += 2) pseudo += tf::get16(frame, i);
+  const auto l4 = frame.subspan(54);
+  pseudo += next + static_cast<std::uint32_t>(l4.size());
+  return tf::ones_complement_sum(l4, pseudo);
+}
+
+TEST(PartialChecksum, Ipv6UdpAndTcpOverThePseudoHeader) {
+  for (std::size_t n : {8u, 9u, 1232u}) {
+    auto udp_bytes = payload(n);
+    udp_bytes[6] = udp_bytes[7] = std::byte{0};
+    auto udp = ipv6_frame(17, udp_bytes);
+    auto partial = prepare_partial_checksum(udp);
+    ASSERT_TRUE(partial.has_value()) << n;
+    EXPECT_EQ(partial->start, 54);
+    EXPECT_EQ(partial->offset, 6);
+    complete_like_a_device(udp, *partial);
+    EXPECT_EQ(ipv6_receiver_sum(udp, 17), 0xFFFF) << n;
+  }
+  auto tcp_bytes = payload(120);
+  auto tcp = ipv6_frame(6, tcp_bytes);
+  auto partial = prepare_partial_checksum(tcp);
+  ASSERT_TRUE(partial.has_value());
+  EXPECT_EQ(partial->offset, 16);
+  complete_like_a_device(tcp, *partial);
+  EXPECT_EQ(ipv6_receiver_sum(tcp, 6), 0xFFFF);
+}
+
+TEST(PartialChecksum, Ipv6WithExtensionHeadersOrFragmentsIsLeftAlone) {
+  auto frag = ipv6_frame(44, payload(64));
+  const auto before = frag;
+  EXPECT_FALSE(prepare_partial_checksum(frag).has_value());
+  EXPECT_EQ(frag, before);
+  EXPECT_TRUE(is_ipv6_fragment(frag));
+  auto icmp6 = ipv6_frame(58, payload(16));
+  EXPECT_FALSE(prepare_partial_checksum(icmp6).has_value());
+  EXPECT_FALSE(is_ipv6_fragment(icmp6));
+  auto lying = ipv6_frame(17, payload(16));
+  tf::put16(lying, 18, 1000);
+  EXPECT_FALSE(prepare_partial_checksum(lying).has_value());
+}
+
 }  // namespace
 }  // namespace starling::nic

@@ -26,7 +26,7 @@ struct Slot {
   char head[kHeadBufferBytes];
   std::byte body[kBodyBytes];
   char response_head[kResponseHeadBytes];
-  std::uint32_t peer;  // the holder's IPv4 address (host order)
+  IpAddress peer;  // the holder: IpAddress::peer() (an IPv4 address, an IPv6 /64)
   bool used;
 };
 
@@ -66,7 +66,7 @@ class SlotLease {
   Slot* slot_;
 };
 
-Slot* free_slot(std::size_t limit, std::uint32_t peer) {
+Slot* free_slot(std::size_t limit, const IpAddress& peer) {
   for (std::size_t i = 0; i < limit; ++i) {
     if (!g_slots[i].used) {
       g_slots[i].used = true;
@@ -78,7 +78,7 @@ Slot* free_slot(std::size_t limit, std::uint32_t peer) {
 }
 
 // Slots `peer` holds now: a scan of the table, no bookkeeping of its own.
-std::size_t slots_of(std::size_t limit, std::uint32_t peer) {
+std::size_t slots_of(std::size_t limit, const IpAddress& peer) {
   std::size_t n = 0;
   for (std::size_t i = 0; i < limit; ++i) {
     if (g_slots[i].used && g_slots[i].peer == peer) ++n;
@@ -435,7 +435,7 @@ Task<void> serve(const Router& router, ServerConfig config) noexcept {
     }
     if (!stream.ok()) co_return Unexpected(stream.error());
     ++g_stats.connections_accepted;
-    const std::uint32_t peer = stream->peer().address;
+    const IpAddress peer = stream->peer().address.peer();
     StreamHandoff handoff(std::move(*stream), &g_stats.connections_reset);
     if (slots_of(config.slots, peer) >= config.peer_slots) {
       ++g_stats.connections_refused;

@@ -60,9 +60,9 @@ struct ServerConfig {
   std::uint64_t handler_timeout_ns = 10'000'000'000;
   std::uint32_t max_requests = 1000;
   std::uint32_t retry_after_s = 1;  // 503's Retry-After
-  // Fairness (docs/hostile-peers.md): slots one peer (an IPv4 address) may
-  // hold at once; past them its new connections get 503 with Retry-After
-  // while other peers are served. kAutoPeerSlots: below half the slots,
+  // Fairness (docs/hostile-peers.md): slots one peer (an IPv4 address, an
+  // IPv6 /64) may hold at once; past them its new connections get 503 with
+  // Retry-After while other peers are served. kAutoPeerSlots: below half the slots,
   // (slots - 1) / 2 and at least 1 (31 of 64). Up to `slots` (= no limit).
   std::size_t peer_slots = kAutoPeerSlots;
 };

@@ -65,7 +65,8 @@
 /* ---- Protocols ----------------------------------------------------------- */
 
 #define LWIP_IPV4 1
-#define LWIP_IPV6 0
+/* Dual stack (issue 30, docs/ipv6.md). */
+#define LWIP_IPV6 1
 #define LWIP_ARP 1
 #define LWIP_ETHERNET 1
 #define LWIP_ICMP 1
@@ -111,6 +112,51 @@
 
 /* UDP: echo (1235) and utilisation (1237) ports, DHCP, a few spare. */
 #define MEMP_NUM_UDP_PCB 8
+
+/* ---- IPv6 (docs/ipv6.md) --------------------------------------------------- */
+/* A link-local address and two more: SLAAC's from up to two routers'
+ * prefixes, or the static one of ip6=ADDR/PREFIX. */
+#define LWIP_IPV6_NUM_ADDRESSES 3
+/* SLAAC from router advertisements (RFC 4862), with duplicate address
+ * detection on every address; router solicitations at link-up. */
+#define LWIP_IPV6_AUTOCONFIG 1
+#define LWIP_IPV6_DUP_DETECT_ATTEMPTS 1
+#define LWIP_IPV6_SEND_ROUTER_SOLICIT 1
+#define LWIP_ND6_ALLOW_RA_UPDATES 1
+/* MLD for the groups the stack joins itself (all-nodes, each address's
+ * solicited-node group); the netif accepts those groups' frames and drops
+ * every other multicast before lwIP sees it. */
+#define LWIP_IPV6_MLD 1
+#define MEMP_NUM_MLD6_GROUP 8
+/* Bounded neighbour discovery: a peer cannot grow these, only evict within
+ * them (lwIP replaces the oldest stale entry). Neighbours as many as ARP's
+ * table; destinations (the route cache) the same; prefixes and routers a
+ * handful, as a LAN has one or two routers (an RA flood of many prefixes
+ * fills the table and the rest are ignored). */
+#define LWIP_ND6_NUM_NEIGHBORS 64
+#define LWIP_ND6_NUM_DESTINATIONS 64
+#define LWIP_ND6_NUM_PREFIXES 8
+#define LWIP_ND6_NUM_ROUTERS 3
+/* Packets held per unresolved neighbour while its solicitation is out, as
+ * ARP_QUEUE_LEN; they share MEMP_NUM_ND6_QUEUE. */
+#define LWIP_ND6_QUEUEING 1
+#define MEMP_NUM_ND6_QUEUE 64
+#define LWIP_ND6_MAX_MULTICAST_SOLICIT 3
+/* Fragmentation and reassembly, bounded as IPv4's (IP_REASS_MAX_PBUFS
+ * covers both). IPV6_FRAG_COPYHEADER: lwIP otherwise overlays its
+ * reassembly bookkeeping on the 8-byte fragment header, which only fits
+ * with 4-byte pointers; on RV64 it must copy the header instead. */
+#define LWIP_IPV6_FRAG 1
+#define LWIP_IPV6_REASS 1
+#define IPV6_FRAG_COPYHEADER 1
+/* Stateless DHCPv6 is not used: DNS servers come from nothing the apps
+ * ask for yet (LWIP_DNS is off). */
+#define LWIP_IPV6_DHCP6 0
+/* A static default gateway (ip6=ADDR/PREFIX,gw=ADDR): lwIP otherwise only
+ * learns routers from advertisements (net/port/ip6_gateway.h). */
+#define LWIP_HOOK_ND6_GET_GW(netif, dest) starling_nd6_gateway((netif), (dest))
+/* The netif reports each IPv6 address as it becomes valid. */
+#define LWIP_NETIF_EXT_STATUS_CALLBACK 1
 
 /* ---- TCP ----------------------------------------------------------------- */
 

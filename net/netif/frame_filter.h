@@ -1,6 +1,7 @@
 #ifndef STARLING_NET_NETIF_FRAME_FILTER_H_
 #define STARLING_NET_NETIF_FRAME_FILTER_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -13,6 +14,11 @@
 // lwIP's ip4_input takes every multicast datagram as its own: a UDP echo would
 // answer 224.0.0.251). Broadcast stays: ARP and DHCP need it; services
 // decide for themselves whether to answer it (net/udp: Datagram::unicast).
+// IPv6 (issue 30, docs/ipv6.md): the same for its header and payload
+// length, Ethernet group addresses pass only when the stack joined them
+// (JoinedGroups: all-nodes, each address's solicited-node group, what MLD
+// joins), and a chain of more than kMaxIpv6ExtensionHeaders extension
+// headers is dropped before lwIP walks it.
 namespace starling::net {
 
 enum class FrameVerdict : std::uint8_t {
@@ -22,11 +28,118 @@ enum class FrameVerdict : std::uint8_t {
   kRuntIpv4,       // IPv4 shorter than 20 bytes, or than its own IHL / total length
   kBadIpv4Header,  // version not 4, or IHL under 5 words
   kMulticast,      // to a group address (Ethernet or IPv4) not joined
+  kRuntIpv6,  // IPv6 shorter than 40 bytes, than its payload length, or than a header it chains
+  kBadIpv6Header,  // version not 6
+  kLongIpv6Chain,  // more than kMaxIpv6ExtensionHeaders extension headers
 };
 
+// Extension headers a frame may chain before its upper-layer header. RFC
+// 8200's recommended order has at most 6 kinds once each (hop-by-hop,
+// destination options twice, routing, fragment, AH, ESP); lwIP handles four
+// of them. Longer chains are only ever an attack (RFC 7112, RFC 9098).
+inline constexpr std::size_t kMaxIpv6ExtensionHeaders = 6;
+
+// The Ethernet group addresses the stack has joined (33:33:xx:xx:xx:xx for
+// IPv6). lwIP tells the netif through its MLD MAC filter callback; a full
+// set refuses more (the stack then cannot join that group: counted by the
+// netif).
+class JoinedGroups {
+ public:
+  static constexpr std::size_t kMax = 8;
+  using Mac = std::array<std::uint8_t, 6>;
+
+  constexpr bool contains(std::span<const std::byte> mac) const noexcept {
+    for (std::size_t i = 0; i < count_; ++i) {
+      bool same = true;
+      for (std::size_t b = 0; b < 6; ++b)
+        same = same && macs_[i][b] == static_cast<std::uint8_t>(mac[b]);
+      if (same) return true;
+    }
+    return false;
+  }
+  // A group may be joined by more than one address: counted per join.
+  constexpr bool add(const Mac& mac) noexcept {
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (macs_[i] == mac) {
+        ++joins_[i];
+        return true;
+      }
+    }
+    if (count_ == kMax) return false;
+    macs_[count_] = mac;
+    joins_[count_] = 1;
+    ++count_;
+    return true;
+  }
+  constexpr void remove(const Mac& mac) noexcept {
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (macs_[i] != mac) continue;
+      if (--joins_[i] != 0) return;
+      macs_[i] = macs_[count_ - 1];
+      joins_[i] = joins_[count_ - 1];
+      --count_;
+      return;
+    }
+  }
+  constexpr std::size_t size() const noexcept { return count_; }
+
+ private:
+  std::array<Mac, kMax> macs_{};
+  std::array<std::uint16_t, kMax> joins_{};
+  std::size_t count_ = 0;
+};
+
+namespace detail {
+
+// The IPv6 packet after the Ethernet header: its header, its payload
+// length, and the extension header chain's length and bound.
+constexpr FrameVerdict classify_ipv6(std::span<const std::byte> packet) noexcept {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(packet[i]); };
+  constexpr std::size_t kHeader = 40;
+  if (packet.size() < kHeader) return FrameVerdict::kRuntIpv6;
+  if ((byte(0) >> 4) != 6) return FrameVerdict::kBadIpv6Header;
+  const std::size_t payload = (std::size_t{byte(4)} << 8) | byte(5);
+  // Payload length 0 is a jumbogram's (RFC 2675), which lwIP does not take.
+  if (payload == 0 || packet.size() < kHeader + payload) return FrameVerdict::kRuntIpv6;
+  const std::size_t end = kHeader + payload;
+  std::uint8_t next = byte(6);
+  std::size_t at = kHeader;
+  for (std::size_t headers = 0;; ++headers) {
+    std::size_t length = 0;
+    switch (next) {
+      case 0:    // hop-by-hop options
+      case 43:   // routing
+      case 60:   // destination options
+      case 135:  // mobility
+        if (at + 2 > end) return FrameVerdict::kRuntIpv6;
+        length = (std::size_t{byte(at + 1)} + 1) * 8;
+        break;
+      case 44:  // fragment
+        length = 8;
+        break;
+      case 51:  // authentication header
+        if (at + 2 > end) return FrameVerdict::kRuntIpv6;
+        length = (std::size_t{byte(at + 1)} + 2) * 4;
+        break;
+      default:
+        return FrameVerdict::kPass;  // the upper layer (or ESP, or no next header)
+    }
+    if (headers == kMaxIpv6ExtensionHeaders) return FrameVerdict::kLongIpv6Chain;
+    if (at + length > end) return FrameVerdict::kRuntIpv6;
+    // A fragment that is not the first carries no more headers to check.
+    if (next == 44 && ((byte(at + 2) << 8 | byte(at + 3)) & 0xFFF8) != 0)
+      return FrameVerdict::kPass;
+    next = byte(at);
+    at += length;
+  }
+}
+
+}  // namespace detail
+
 // `frame`: destination MAC first, no FCS; at least 14 bytes (drivers drop
-// shorter ones).
-constexpr FrameVerdict classify_frame(std::span<const std::byte> frame) noexcept {
+// shorter ones). `joined`: the group addresses IPv6 has joined.
+constexpr FrameVerdict classify_frame(std::span<const std::byte> frame,
+                                      const JoinedGroups& joined = JoinedGroups{}) noexcept {
   constexpr std::size_t kEthHeader = 14;
   if (frame.size() < kEthHeader) return FrameVerdict::kRuntIpv4;
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(frame[i]); };
@@ -35,7 +148,11 @@ constexpr FrameVerdict classify_frame(std::span<const std::byte> frame) noexcept
   bool broadcast_mac = true;
   for (std::size_t i = 0; i < 6; ++i) broadcast_mac = broadcast_mac && byte(i) == 0xFF;
   const bool group_mac = (byte(0) & 1) != 0;
-  if (group_mac && !broadcast_mac) return FrameVerdict::kMulticast;
+  if (group_mac && !broadcast_mac && !joined.contains(frame.first(6))) {
+    return FrameVerdict::kMulticast;
+  }
+  if (ethertype == 0x86DD) return detail::classify_ipv6(frame.subspan(kEthHeader));
+  if (group_mac && !broadcast_mac) return FrameVerdict::kMulticast;  // IPv6's groups only
   if (ethertype == 0x0806) {
     return payload < 28 ? FrameVerdict::kRuntArp : FrameVerdict::kArp;
   }

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "kernel/lib/result.h"
+#include "net/port/ip_address.h"
 
 // How the netif gets its IPv4 address: static (address/prefix, gateway) or
 // DHCP. The default is QEMU user networking's: 10.0.2.15/24 via 10.0.2.2.
@@ -49,6 +50,40 @@ Result<std::uint32_t> parse_ipv4(std::string_view text);
 // Looks for `ip=` in `bootargs`; without one, `fallback` with found=false.
 IpConfigParse parse_bootargs(std::string_view bootargs,
                              const IpConfig& fallback = kQemuUserDefault);
+
+// How the netif gets its IPv6 addresses (docs/ipv6.md). A link-local
+// address (EUI-64, from the NIC's MAC) is always made unless IPv6 is off.
+//   ip6=auto                        (the default) SLAAC from router advertisements
+//   ip6=off                         no IPv6 at all
+//   ip6=ADDR/PREFIX[,gw=ADDR]       a static address (no SLAAC), and a
+//                                   default gateway for off-link destinations
+enum class Ip6Mode : std::uint8_t { kAuto, kOff, kStatic };
+
+struct Ip6Config {
+  Ip6Mode mode = Ip6Mode::kAuto;
+  IpAddress address;  // kStatic: the address
+  std::uint8_t prefix_length = 0;
+  IpAddress gateway;  // kStatic: :: for none
+};
+
+enum class Ip6ConfigError : std::uint8_t {
+  kNone,
+  kBadAddress,  // not an IPv6 address, or multicast or ::
+  kBadPrefix,   // missing '/', or not 1..128
+  kBadGateway,  // `gw=` not a unicast IPv6 address
+  kUnknownOption,
+  kDuplicate,  // more than one ip6= token
+};
+const char* ip6_config_error_text(Ip6ConfigError error);
+
+struct Ip6ConfigParse {
+  Ip6Config config;
+  bool found = false;
+  Ip6ConfigError error = Ip6ConfigError::kNone;
+};
+
+// Looks for `ip6=` in `bootargs`; without one, ip6=auto with found=false.
+Ip6ConfigParse parse_ip6_bootargs(std::string_view bootargs);
 
 // An IPv4 network: `address` & `netmask` (host order).
 struct Subnet {

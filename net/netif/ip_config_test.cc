@@ -111,5 +111,56 @@ TEST(ParseSubnet, AcceptsAndRefuses) {
   }
 }
 
+TEST(ParseIp6, AutoIsTheDefault) {
+  const auto none = parse_ip6_bootargs("console=ttyS0 ip=dhcp");
+  EXPECT_FALSE(none.found);
+  EXPECT_EQ(none.config.mode, Ip6Mode::kAuto);
+  EXPECT_EQ(parse_ip6_bootargs("ip6=auto").config.mode, Ip6Mode::kAuto);
+  const auto off = parse_ip6_bootargs("x=1 ip6=off y=2");
+  EXPECT_TRUE(off.found);
+  EXPECT_EQ(off.error, Ip6ConfigError::kNone);
+  EXPECT_EQ(off.config.mode, Ip6Mode::kOff);
+}
+
+TEST(ParseIp6, StaticWithAndWithoutGateway) {
+  const auto a = parse_ip6_bootargs("ip6=2001:db8:1::15/64");
+  ASSERT_EQ(a.error, Ip6ConfigError::kNone);
+  EXPECT_EQ(a.config.mode, Ip6Mode::kStatic);
+  EXPECT_EQ(a.config.address, *parse_ip("2001:db8:1::15"));
+  EXPECT_EQ(a.config.prefix_length, 64);
+  EXPECT_TRUE(a.config.gateway.is_unspecified());
+  const auto b = parse_ip6_bootargs("ip6=2001:db8:1::15/64,gw=fe80::1");
+  ASSERT_EQ(b.error, Ip6ConfigError::kNone);
+  EXPECT_EQ(b.config.gateway, *parse_ip("fe80::1"));
+  EXPECT_EQ(parse_ip6_bootargs("ip6=fd00::1/128").config.prefix_length, 128);
+}
+
+TEST(ParseIp6, RefusesWithTheReason) {
+  const struct {
+    const char* args;
+    Ip6ConfigError error;
+  } cases[] = {
+      {"ip6=", Ip6ConfigError::kBadAddress},
+      {"ip6=dhcp", Ip6ConfigError::kBadAddress},
+      {"ip6=10.0.2.15/24", Ip6ConfigError::kBadAddress},
+      {"ip6=ff02::1/64", Ip6ConfigError::kBadAddress},
+      {"ip6=::/64", Ip6ConfigError::kBadAddress},
+      {"ip6=2001:db8::1", Ip6ConfigError::kBadPrefix},
+      {"ip6=2001:db8::1/0", Ip6ConfigError::kBadPrefix},
+      {"ip6=2001:db8::1/129", Ip6ConfigError::kBadPrefix},
+      {"ip6=2001:db8::1/64,gw=", Ip6ConfigError::kBadGateway},
+      {"ip6=2001:db8::1/64,gw=10.0.2.2", Ip6ConfigError::kBadGateway},
+      {"ip6=2001:db8::1/64,mtu=1280", Ip6ConfigError::kUnknownOption},
+      {"ip6=off ip6=auto", Ip6ConfigError::kDuplicate},
+  };
+  for (const auto& c : cases) {
+    const auto parsed = parse_ip6_bootargs(c.args);
+    EXPECT_TRUE(parsed.found) << c.args;
+    EXPECT_EQ(parsed.error, c.error) << c.args << ": " << ip6_config_error_text(parsed.error);
+    EXPECT_EQ(parsed.config.mode, Ip6Mode::kAuto) << c.args;  // the default is kept
+    EXPECT_STRNE(ip6_config_error_text(parsed.error), "?");
+  }
+}
+
 }  // namespace
 }  // namespace starling::net

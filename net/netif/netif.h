@@ -18,12 +18,14 @@
 #include "kernel/lib/result.h"
 #include "lwip/dhcp.h"
 #include "lwip/etharp.h"
+#include "lwip/ethip6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"  // tcp_txnow
 #include "net/netif/address_conflict.h"
 #include "net/netif/frame_filter.h"
 #include "net/netif/ip_config.h"
+#include "net/netif/ipv6.h"
 #include "net/netif/rx_pool.h"
 #include "net/port/timers.h"
 #include "netif/ethernet.h"
@@ -74,9 +76,10 @@ struct NetifStats {
   std::uint64_t timer_wakeups = 0;   // ... or lwIP's next timeout came first
   std::uint64_t wait_no_memory = 0;  // no frame to wait in: slept 1 ms, went on
   // Dropped before lwIP (frame_filter.h).
-  std::uint64_t rx_runts = 0;             // shorter than their ARP/IPv4 header says
-  std::uint64_t rx_bad_header = 0;        // IPv4 version/IHL impossible
+  std::uint64_t rx_runts = 0;             // shorter than their ARP/IPv4/IPv6 header says
+  std::uint64_t rx_bad_header = 0;        // IPv4 version/IHL or IPv6 version impossible
   std::uint64_t rx_multicast = 0;         // to a group not joined
+  std::uint64_t rx_long_chain = 0;        // IPv6 extension headers past the bound
   std::uint64_t yields = 0;               // gave the hart to other ready tasks
   std::uint64_t tx_retries = 0;           // TCP segments refused by a full ring retried (tcp_txnow)
   std::uint64_t rx_checksum_trusted = 0;  // NIC-vouched frames: lwIP's TCP/UDP check skipped
@@ -97,7 +100,8 @@ class Netif {
   Netif(const Netif&) = delete;
   Netif& operator=(const Netif&) = delete;
 
-  Result<void> start(const IpConfig& config) noexcept {
+  // `ip6`: IPv6's addresses (ip6= on the command line; SLAAC by default).
+  Result<void> start(const IpConfig& config, const Ip6Config& ip6 = Ip6Config{}) noexcept {
     ensure_lwip_initialized();
     ip4_addr_t address;
     ip4_addr_t netmask;
@@ -110,6 +114,7 @@ class Netif {
       return Unexpected(Error::kDeviceError);
     }
     netif_set_default(&netif_);
+    start_ipv6(&netif_, ip6);
     netif_set_up(&netif_);
     dhcp_ = config.dhcp;
     sync_link();
@@ -234,7 +239,7 @@ class Netif {
   }
 
   bool admit(std::span<const std::byte> frame) noexcept {
-    switch (classify_frame(frame)) {
+    switch (classify_frame(frame, joined_)) {
       case FrameVerdict::kPass:
         return true;
       case FrameVerdict::kArp:
@@ -243,16 +248,26 @@ class Netif {
         return true;
       case FrameVerdict::kRuntArp:
       case FrameVerdict::kRuntIpv4:
+      case FrameVerdict::kRuntIpv6:
         ++stats_.rx_runts;
         return false;
       case FrameVerdict::kBadIpv4Header:
+      case FrameVerdict::kBadIpv6Header:
         ++stats_.rx_bad_header;
+        return false;
+      case FrameVerdict::kLongIpv6Chain:
+        ++stats_.rx_long_chain;
         return false;
       case FrameVerdict::kMulticast:
         ++stats_.rx_multicast;
         return false;
     }
     return false;
+  }
+
+  static err_t mld_mac_filter(struct netif* n, const ip6_addr_t* group,
+                              enum netif_mac_filter_action action) noexcept {
+    return update_joined_groups(self(n).joined_, group, action);
   }
 
   static err_t init_function(struct netif* n) noexcept {
@@ -263,9 +278,13 @@ class Netif {
     n->hwaddr_len = ETH_HWADDR_LEN;
     const hal::MacAddress mac = me.nic_->mac();
     std::memcpy(n->hwaddr, mac.bytes.data(), ETH_HWADDR_LEN);
-    n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+    n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_MLD6;
     n->output = &etharp_output;
+    n->output_ip6 = &ethip6_output;
     n->linkoutput = &link_output;
+    // The groups IPv6 joins pass the frame filter; all-nodes from the start.
+    (void)me.joined_.add(all_nodes_mac());
+    netif_set_mld_mac_filter(n, &mld_mac_filter);
     // What the NIC computes on transmit, lwIP leaves out; it checks
     // everything it receives unless input() says otherwise.
     const hal::TxChecksumOffload tx = me.nic_->enable_tx_checksum_offload();
@@ -391,6 +410,7 @@ class Netif {
   std::array<hal::RxFrame, kRxBatch> batch_{};
   alignas(8) std::array<std::byte, hal::kMaxFrameBytes> scratch_{};
   NetifStats stats_;
+  JoinedGroups joined_;  // IPv6's groups, for the frame filter
   bool dhcp_ = false;
   bool tx_blocked_ = false;  // a frame was refused for a full TX ring
 };

@@ -103,7 +103,7 @@ TEST_F(NetifFaultTest, FullTxRingIsBusyAndCountedThenRecovers) {
     g_nic.busy = true;
     constexpr int kTries = 50;
     for (int i = 0; i < kTries; ++i) {
-      Result<void> s = socket.send_to({kPeerIp, 4001}, pattern(100 + i, i));
+      Result<void> s = socket.send_to({IpAddress::v4(kPeerIp), 4001}, pattern(100 + i, i));
       EXPECT_FALSE(s.ok());
       if (!s.ok()) EXPECT_EQ(s.error(), Error::kBusy);
     }
@@ -113,7 +113,7 @@ TEST_F(NetifFaultTest, FullTxRingIsBusyAndCountedThenRecovers) {
     g_nic.busy = false;
     g_nic.sent.clear();
     const Bytes out = pattern(700, 9);
-    EXPECT_TRUE(socket.send_to({kPeerIp, 4001}, out).ok());
+    EXPECT_TRUE(socket.send_to({IpAddress::v4(kPeerIp), 4001}, out).ok());
     EXPECT_TRUE(sent_udp(3001, 4001, out));
     (void)co_await settle();
     EXPECT_EQ(pool_counts(), baseline);
@@ -136,7 +136,8 @@ TEST_F(NetifFaultTest, LinkFlapsAreFollowedAndTrafficResumes) {
       (void)co_await settle();
       EXPECT_FALSE(netif_is_link_up(g_netif.lwip_netif())) << "flap " << flap;
       g_nic.sent.clear();
-      EXPECT_FALSE(socket.send_to({kPeerIp, 4002}, pattern(64, flap)).ok()) << "flap " << flap;
+      EXPECT_FALSE(socket.send_to({IpAddress::v4(kPeerIp), 4002}, pattern(64, flap)).ok())
+          << "flap " << flap;
       EXPECT_TRUE(g_nic.sent.empty()) << "a frame went out on a down link";
 
       g_nic.link_state = hal::LinkState::kUp;
@@ -148,7 +149,7 @@ TEST_F(NetifFaultTest, LinkFlapsAreFollowedAndTrafficResumes) {
       (void)co_await settle();
       g_nic.sent.clear();
       const Bytes out = pattern(200, flap + 100);
-      EXPECT_TRUE(socket.send_to({kPeerIp, 4002}, out).ok()) << "flap " << flap;
+      EXPECT_TRUE(socket.send_to({IpAddress::v4(kPeerIp), 4002}, out).ok()) << "flap " << flap;
       for (int i = 0; i < 50 && !sent_udp(3002, 4002, out); ++i) {
         co_await async::sleep_for(async::kMillisecond);
       }

@@ -3,15 +3,14 @@
 
 #include <cstdint>
 
-// An IPv4 address and port, as every socket of net/ (UDP, TCP) takes and
-// gives them: both in host byte order, like net/netif/ip_config.h's
-// addresses, so 10.0.2.15 is 0x0A00020F everywhere above lwIP. The
-// conversion to lwIP's network-order ip4_addr_t happens once, in the socket
-// code (to_lwip / from_lwip in endpoint_lwip.h).
+#include "net/port/ip_address.h"
+
+// An address (IPv4 or IPv6, net/port/ip_address.h) and a port in host byte
+// order, as every socket of net/ (UDP, TCP) takes and gives them.
 namespace starling::net {
 
 struct Endpoint {
-  std::uint32_t address = 0;  // IPv4, host order
+  IpAddress address;
   std::uint16_t port = 0;
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };

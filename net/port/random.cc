@@ -11,6 +11,7 @@
 #include "lwip/ip_addr.h"
 #include "net/lwip/arch/cc.h"
 #include "net/lwip/arch/hooks.h"
+#include "net/port/ip_address_lwip.h"
 
 namespace starling::net {
 namespace {
@@ -36,15 +37,18 @@ void weak_keys() {
 }
 
 // The connection's 4-tuple, the keyed hashes' common input: local address,
-// remote address, local port, remote port (network order, as given).
-void put_tuple(std::uint8_t* out, std::uint32_t local_ip, std::uint16_t local_port,
-               std::uint32_t remote_ip, std::uint16_t remote_port) {
-  std::memcpy(out, &local_ip, 4);
-  std::memcpy(out + 4, &remote_ip, 4);
-  std::memcpy(out + 8, &local_port, 2);
-  std::memcpy(out + 10, &remote_port, 2);
+// remote address (16 bytes each, IpAddress::hash_bytes()), local port,
+// remote port (network order, as given).
+constexpr std::size_t kTupleBytes = 36;
+void put_tuple(std::uint8_t* out, const IpAddress& local_ip, std::uint16_t local_port,
+               const IpAddress& remote_ip, std::uint16_t remote_port) {
+  const auto local = local_ip.hash_bytes();
+  const auto remote = remote_ip.hash_bytes();
+  std::memcpy(out, local.data(), 16);
+  std::memcpy(out + 16, remote.data(), 16);
+  std::memcpy(out + 32, &local_port, 2);
+  std::memcpy(out + 34, &remote_port, 2);
 }
-constexpr std::size_t kTupleBytes = 12;
 
 }  // namespace
 
@@ -79,8 +83,9 @@ void set_keys_for_testing(const SipKey& isn, const SipKey& rand) noexcept {
   status = {.seeded = true, .ok = true, .source = "test"};
 }
 
-std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uint32_t remote_ip,
-                      std::uint16_t remote_port, std::uint64_t now_ns) noexcept {
+std::uint32_t tcp_isn(const IpAddress& local_ip, std::uint16_t local_port,
+                      const IpAddress& remote_ip, std::uint16_t remote_port,
+                      std::uint64_t now_ns) noexcept {
   std::array<std::uint8_t, kTupleBytes> tuple{};
   put_tuple(tuple.data(), local_ip, local_port, remote_ip, remote_port);
   const auto f = static_cast<std::uint32_t>(siphash24(isn_key, tuple));
@@ -88,8 +93,8 @@ std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uin
   return m + f;
 }
 
-std::uint32_t syn_cookie_hash(std::uint32_t local_ip, std::uint16_t local_port,
-                              std::uint32_t remote_ip, std::uint16_t remote_port,
+std::uint32_t syn_cookie_hash(const IpAddress& local_ip, std::uint16_t local_port,
+                              const IpAddress& remote_ip, std::uint16_t remote_port,
                               std::uint32_t client_isn, std::uint32_t counter) noexcept {
   std::array<std::uint8_t, kTupleBytes + 8> block{};
   put_tuple(block.data(), local_ip, local_port, remote_ip, remote_port);
@@ -111,8 +116,8 @@ std::uint32_t random_u32() noexcept {
 extern "C" u32_t starling_tcp_isn(const ip_addr_t* local_ip, u16_t local_port,
                                   const ip_addr_t* remote_ip, u16_t remote_port) {
   starling::net::seed_from_board_entropy();  // once; a flag test after that
-  return starling::net::tcp_isn(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
-                                ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
+  return starling::net::tcp_isn(starling::net::from_lwip(*local_ip), lwip_htons(local_port),
+                                starling::net::from_lwip(*remote_ip), lwip_htons(remote_port),
                                 starling::hal::now_ns());
 }
 
@@ -120,9 +125,9 @@ extern "C" u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_p
                                         const ip_addr_t* remote_ip, u16_t remote_port,
                                         u32_t client_isn, u32_t counter) {
   starling::net::seed_from_board_entropy();  // once; a flag test after that
-  return starling::net::syn_cookie_hash(ip_addr_get_ip4_u32(local_ip), lwip_htons(local_port),
-                                        ip_addr_get_ip4_u32(remote_ip), lwip_htons(remote_port),
-                                        client_isn, counter);
+  return starling::net::syn_cookie_hash(starling::net::from_lwip(*local_ip), lwip_htons(local_port),
+                                        starling::net::from_lwip(*remote_ip),
+                                        lwip_htons(remote_port), client_isn, counter);
 }
 
 extern "C" uint32_t starling_lwip_rand(void) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "kernel/lib/siphash.h"
+#include "net/port/ip_address.h"
 
 // The network stack's secrets: the key behind TCP initial sequence numbers
 // (RFC 6528) and lwIP's random numbers (LWIP_RAND: DHCP transaction ids,
@@ -36,16 +37,18 @@ const EntropyStatus& entropy_status() noexcept;
 // For tests: fixed keys.
 void set_keys_for_testing(const SipKey& isn_key, const SipKey& rand_key) noexcept;
 
-// RFC 6528's ISN for a connection (addresses and ports in network byte
-// order, as lwIP keeps them), at `now_ns`.
-std::uint32_t tcp_isn(std::uint32_t local_ip, std::uint16_t local_port, std::uint32_t remote_ip,
-                      std::uint16_t remote_port, std::uint64_t now_ns) noexcept;
+// RFC 6528's ISN for a connection (either family: the whole address is
+// hashed, IpAddress::hash_bytes(); ports in network byte order, as lwIP
+// keeps them), at `now_ns`.
+std::uint32_t tcp_isn(const IpAddress& local_ip, std::uint16_t local_port,
+                      const IpAddress& remote_ip, std::uint16_t remote_port,
+                      std::uint64_t now_ns) noexcept;
 
 // The keyed hash inside a SYN cookie (lwIP's LWIP_HOOK_TCP_SYN_COOKIE):
 // SipHash of the 4-tuple (network order), the client's ISN and lwIP's
 // counter (time period and MSS index), under the ISN key.
-std::uint32_t syn_cookie_hash(std::uint32_t local_ip, std::uint16_t local_port,
-                              std::uint32_t remote_ip, std::uint16_t remote_port,
+std::uint32_t syn_cookie_hash(const IpAddress& local_ip, std::uint16_t local_port,
+                              const IpAddress& remote_ip, std::uint16_t remote_port,
                               std::uint32_t client_isn, std::uint32_t counter) noexcept;
 
 // The next LWIP_RAND value.

@@ -13,6 +13,7 @@
 #include "lwip/priv/tcp_priv.h"  // tcp_free_ooseq, tcp_process_refused_data
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
+#include "net/port/ip_address_lwip.h"
 
 namespace starling::net {
 namespace detail {
@@ -89,11 +90,12 @@ Conn* alloc_conn() {
   return nullptr;
 }
 
-// Connections `address` (host order) opened to us and holds now.
-std::size_t connections_of(std::uint32_t address) {
+// Connections `peer` (IpAddress::peer(): an IPv4 address, an IPv6 /64)
+// opened to us and holds now.
+std::size_t connections_of(const IpAddress& peer) {
   std::size_t n = 0;
   for (const Conn& c : g_conns) {
-    if (c.in_use && c.inbound && c.peer.address == address) ++n;
+    if (c.in_use && c.inbound && c.peer.address.peer() == peer) ++n;
   }
   return n;
 }
@@ -114,15 +116,15 @@ std::size_t rx_held(const Conn& c) {
   return n;
 }
 
-// The received pbufs `address` holds; sets the bound to the exact total.
-std::size_t rx_held_by(std::uint32_t address) {
+// The received pbufs `peer` holds; sets the bound to the exact total.
+std::size_t rx_held_by(const IpAddress& peer) {
   std::size_t all = 0;
   std::size_t of_peer = 0;
   for (const Conn& c : g_conns) {
     if (!c.in_use) continue;
     const std::size_t held = rx_held(c);
     all += held;
-    if (c.peer.address == address) of_peer += held;
+    if (c.peer.address.peer() == peer) of_peer += held;
   }
   g_rx_held_bound = all;
   return of_peer;
@@ -132,7 +134,7 @@ std::size_t rx_held_by(std::uint32_t address) {
 // received pbufs. Scans the table only when the bound says it might.
 bool past_peer_rx_share(const Conn& c, std::size_t pbufs) {
   if (g_peer_rx_pbufs == 0 || g_rx_held_bound + pbufs <= g_peer_rx_pbufs) return false;
-  return rx_held_by(c.peer.address) + pbufs > g_peer_rx_pbufs;
+  return rx_held_by(c.peer.address.peer()) + pbufs > g_peer_rx_pbufs;
 }
 
 // Whether a pcb's arg is one of our connections (a listener's state, or
@@ -243,8 +245,8 @@ void on_err(void* arg, err_t err) {
 
 void attach(Conn* c, tcp_pcb* pcb) {
   c->pcb = pcb;
-  c->peer = {lwip_ntohl(ip_2_ip4(&pcb->remote_ip)->addr), pcb->remote_port};
-  c->local = {lwip_ntohl(ip_2_ip4(&pcb->local_ip)->addr), pcb->local_port};
+  c->peer = {from_lwip(pcb->remote_ip), pcb->remote_port};
+  c->local = {from_lwip(pcb->local_ip), pcb->local_port};
   tcp_arg(pcb, c);
   tcp_recv(pcb, on_recv);
   tcp_sent(pcb, on_sent);
@@ -307,8 +309,7 @@ err_t on_accept(void* arg, tcp_pcb* newpcb, err_t err) {
     tcp_abort(newpcb);
     return ERR_ABRT;
   }
-  if (g_peer_share != 0 &&
-      connections_of(lwip_ntohl(ip_2_ip4(&newpcb->remote_ip)->addr)) >= g_peer_share) {
+  if (g_peer_share != 0 && connections_of(from_lwip(newpcb->remote_ip).peer()) >= g_peer_share) {
     ++g_stats.refused_peer_share;
     ++l->refused;
     tcp_abort(newpcb);
@@ -382,8 +383,8 @@ std::size_t tcp_segment_pool_size() noexcept {
   return MEMP_NUM_TCP_SEG;
 }
 
-std::size_t tcp_peer_rx_held(std::uint32_t address) noexcept {
-  return rx_held_by(address);
+std::size_t tcp_peer_rx_held(const IpAddress& address) noexcept {
+  return rx_held_by(address.peer());
 }
 
 // ---- TcpStream ---------------------------------------------------------------
@@ -406,19 +407,18 @@ async::Task<TcpStream> TcpStream::connect(Endpoint remote) noexcept {
   Conn* c = alloc_conn();
   if (c == nullptr) co_return Unexpected(Error::kNoMemory);
   TcpStream stream(c);  // owns the slot: a cancelled connect aborts it
-  tcp_pcb* pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+  tcp_pcb* pcb = tcp_new_ip_type(remote.address.is_v6() ? IPADDR_TYPE_V6 : IPADDR_TYPE_V4);
   if (pcb == nullptr) co_return Unexpected(Error::kNoMemory);
   attach(c, pcb);
-  ip_addr_t addr;
-  ip_addr_set_ip4_u32_val(addr, lwip_htonl(remote.address));
+  const ip_addr_t addr = to_lwip(remote.address);
   err_t err = tcp_connect(pcb, &addr, remote.port, on_connected);
   if (err != ERR_OK) co_return Unexpected(from_lwip_error(err));
   // attach() ran on the unbound pcb (all zeros). tcp_connect has now set
   // the remote end, chosen the local address (route) and bound an ephemeral
   // port, synchronously: record both ends here, while the pcb is certainly
   // alive (after the handshake it may already have been reset and freed).
-  c->peer = {lwip_ntohl(ip_2_ip4(&pcb->remote_ip)->addr), pcb->remote_port};
-  c->local = {lwip_ntohl(ip_2_ip4(&pcb->local_ip)->addr), pcb->local_port};
+  c->peer = {from_lwip(pcb->remote_ip), pcb->remote_port};
+  c->local = {from_lwip(pcb->local_ip), pcb->local_port};
   while (!c->connected) {
     if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
     c->tx_event.reset();
@@ -483,10 +483,10 @@ std::size_t segments_of(const tcp_pcb* pcb) {
 // the segment pool. A scan only while the pool's use says it might.
 bool past_peer_segment_share(const tcp_pcb* pcb) {
   if (g_peer_segments == 0 || lwip_stats.memp[MEMP_TCP_SEG]->used < g_peer_segments) return false;
-  const std::uint32_t address = lwip_ntohl(ip_2_ip4(&pcb->remote_ip)->addr);
+  const IpAddress peer = from_lwip(pcb->remote_ip).peer();
   std::size_t held = 0;
   for (const Conn& c : g_conns) {
-    if (c.in_use && c.pcb != nullptr && c.peer.address == address) held += segments_of(c.pcb);
+    if (c.in_use && c.pcb != nullptr && c.peer.address.peer() == peer) held += segments_of(c.pcb);
   }
   return held >= g_peer_segments;
 }
@@ -638,9 +638,11 @@ Result<TcpListener> TcpListener::listen(std::uint16_t port, std::size_t backlog)
     }
   }
   if (l == nullptr) return Unexpected(Error::kNoMemory);
-  tcp_pcb* pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+  // Both families on one listener (IPADDR_TYPE_ANY): an accepted pcb has
+  // its peer's family.
+  tcp_pcb* pcb = tcp_new_ip_type(IPADDR_TYPE_ANY);
   if (pcb == nullptr) return Unexpected(Error::kNoMemory);
-  const err_t err = tcp_bind(pcb, IP4_ADDR_ANY, port);
+  const err_t err = tcp_bind(pcb, IP_ANY_TYPE, port);
   if (err != ERR_OK) {
     tcp_abort(pcb);  // never connected: just frees it
     return Unexpected(from_lwip_error(err));

@@ -157,12 +157,11 @@ class TcpListener {
 // For tests: limit the connection pool to `slots` (<= its size; 0 = full size).
 void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept;
 
-// Fairness between peers (docs/hostile-peers.md): one peer, an IPv4
-// address, may hold at most this many of the pool's connections at once
-// (the ones it opened to us: accepted, or waiting to be). Past its share a
-// new connection from it is reset when its handshake completes and counted
-// (refused_peer_share); every other peer is served as before. The
-// bookkeeping is the connection table itself (a scan of its 128 entries at
+// Fairness between peers (docs/hostile-peers.md): one peer (an IPv4
+// address, or an IPv6 /64: IpAddress::peer()) may hold at most this many of the pool's connections
+// at once (the ones it opened to us: accepted, or waiting to be). Past its share a new connection
+// from it is reset when its handshake completes and counted (refused_peer_share); every other peer
+// is served as before. The bookkeeping is the connection table itself (a scan of its 128 entries at
 // each accept): nothing a peer can grow. The default keeps one peer below
 // half the pool; 0 turns the limit off. Set from the kernel command line by
 // `starling.tcp_peer_share=N|off` (platform/network.cc).
@@ -188,8 +187,9 @@ inline constexpr std::size_t kDefaultTcpPeerRxPbufs = 95;
 inline constexpr std::size_t kMaxTcpPeerRxPbufs = 4096;  // the command line's bound
 void set_tcp_peer_rx_pbufs(std::size_t pbufs) noexcept;
 std::size_t tcp_peer_rx_pbufs() noexcept;
-// The received pbufs `address` (IPv4, host order) holds now, exactly (a scan).
-std::size_t tcp_peer_rx_held(std::uint32_t address) noexcept;
+// The received pbufs `address`'s peer (IpAddress::peer(): the IPv4 address,
+// the IPv6 /64) holds now, exactly (a scan).
+std::size_t tcp_peer_rx_held(const IpAddress& address) noexcept;
 
 // The share of lwIP's TCP segment pool (MEMP_NUM_TCP_SEG, 512) one peer's
 // connections may hold: segments queued to send to it, sent and not yet

@@ -2,6 +2,8 @@
 
 #include "lwip/ip.h"
 #include "lwip/ip_addr.h"
+#include "lwip/netif.h"
+#include "net/port/ip_address_lwip.h"
 #include "net/port/lwip_error.h"
 
 namespace starling::net {
@@ -24,9 +26,11 @@ UdpSocket::~UdpSocket() {
 
 Result<void> UdpSocket::bind(std::uint16_t port) noexcept {
   if (pcb_ != nullptr) return Unexpected(Error::kInvalidArgument);
-  udp_pcb* pcb = udp_new();
+  // One PCB for both families: datagrams to any IPv4 or IPv6 address of
+  // the netif arrive here, and a reply leaves in the family it came in.
+  udp_pcb* pcb = udp_new_ip_type(IPADDR_TYPE_ANY);
   if (pcb == nullptr) return Unexpected(Error::kNoMemory);
-  if (const err_t err = udp_bind(pcb, IP4_ADDR_ANY, port); err != ERR_OK) {
+  if (const err_t err = udp_bind(pcb, IP_ANY_TYPE, port); err != ERR_OK) {
     udp_remove(pcb);
     return Unexpected(from_lwip_error(err));
   }
@@ -50,7 +54,7 @@ void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t
   }
   Entry& e = self.queue_[(self.head_ + self.count_) % kQueueDepth];
   e.p = p;
-  e.from = Endpoint{.address = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(addr))), .port = port};
+  e.from = Endpoint{.address = from_lwip(*addr), .port = port};
   // Valid while lwIP is inside udp_input (this callback).
   e.unicast = !ip_addr_isbroadcast(ip_current_dest_addr(), ip_current_netif()) &&
               !ip_addr_ismulticast(ip_current_dest_addr());
@@ -84,9 +88,17 @@ async::Task<Datagram> UdpSocket::receive_from() noexcept {
 }
 
 Result<void> UdpSocket::send_pbuf(const Endpoint& to, pbuf* p) noexcept {
-  ip_addr_t dst;
-  ip_addr_set_ip4_u32_val(dst, lwip_htonl(to.address));
+  const ip_addr_t dst = to_lwip(to.address);
+  // An IPv6 datagram lwIP will fragment leaves the NIC's checksum offload
+  // (a fragment's checksum covers other frames), and IPv6 forbids the
+  // checksum 0 IPv4 allows: lwIP computes it for this one send.
+  struct netif* out = netif_default;
+  const bool software_sum = to.address.is_v6() && out != nullptr &&
+                            p->tot_len + 48u > netif_mtu6(out) &&
+                            !NETIF_CHECKSUM_ENABLED(out, NETIF_CHECKSUM_GEN_UDP);
+  if (software_sum) NETIF_SET_CHECKSUM_CTRL(out, out->chksum_flags | NETIF_CHECKSUM_GEN_UDP);
   const err_t err = udp_sendto(pcb_, p, &dst, to.port);
+  if (software_sum) NETIF_SET_CHECKSUM_CTRL(out, out->chksum_flags & ~NETIF_CHECKSUM_GEN_UDP);
   if (err != ERR_OK) {
     ++stats_.send_errors;
     return Unexpected(from_lwip_error(err));

@@ -60,7 +60,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       auto d = co_await async::with_timeout(socket.receive_from(), async::kSecond);
       EXPECT_TRUE(d.ok());
       if (!d.ok()) co_return {};
-      EXPECT_EQ(d->from.address, kPeerIp);
+      EXPECT_EQ(d->from.address, IpAddress::v4(kPeerIp));
       EXPECT_EQ(d->from.port, 40000);
       EXPECT_EQ(d->data.size(), n);
       auto bytes = d->data.contiguous();
@@ -74,7 +74,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
     // 2. send: ARP first (the reply is queued), then the datagram.
     nic.sent.clear();
     const Bytes out = pattern(1472, 7);
-    EXPECT_TRUE(socket.send_to(Endpoint{kPeerIp, 40001}, out).ok());
+    EXPECT_TRUE(socket.send_to(Endpoint{IpAddress::v4(kPeerIp), 40001}, out).ok());
     EXPECT_EQ(nic.sent.size(), 1u);
     if (nic.sent.size() == 1) EXPECT_EQ(get16(nic.sent[0], 12), 0x0806);
     EXPECT_TRUE(nic.inject(arp_reply()));
@@ -212,7 +212,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       const auto gathered = netif.stats().tx_gathered;
       nic.sent.clear();
       nic.sent_fragments.clear();
-      EXPECT_TRUE(socket.send_to(Endpoint{kPeerIp, 40004}, payload).ok());
+      EXPECT_TRUE(socket.send_to(Endpoint{IpAddress::v4(kPeerIp), 40004}, payload).ok());
       EXPECT_EQ(nic.sent.size(), 1u);
       if (nic.sent.size() != 1) continue;
       const Bytes& f = nic.sent[0];
@@ -235,7 +235,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
       const Bytes big = pattern(4000, 5);
       nic.sent.clear();
       nic.sent_fragments.clear();
-      EXPECT_TRUE(socket.send_to(Endpoint{kPeerIp, 40005}, big).ok());
+      EXPECT_TRUE(socket.send_to(Endpoint{IpAddress::v4(kPeerIp), 40005}, big).ok());
       EXPECT_EQ(nic.sent.size(), 3u);
       Bytes joined;
       std::size_t from_span = 0;  // payload bytes the NIC copied straight from `big`
@@ -294,7 +294,7 @@ TEST_F(UdpTest, EndToEndOverTheNetif) {
     // 6. TX ring full: kBusy to the sender, counted.
     nic.busy = true;
     const auto busy_before = netif.stats().tx_busy_drops;
-    auto busy = socket.send_to(Endpoint{kPeerIp, 40001}, pattern(8, 0));
+    auto busy = socket.send_to(Endpoint{IpAddress::v4(kPeerIp), 40001}, pattern(8, 0));
     EXPECT_FALSE(busy.ok());
     if (!busy.ok()) EXPECT_EQ(busy.error(), Error::kBusy);
     EXPECT_EQ(netif.stats().tx_busy_drops - busy_before, 1u);

@@ -1053,6 +1053,29 @@ void DwmacModel::finish_tx_frame(std::uint32_t first_tdes3) {
       ++counters_.tx_checksums_inserted;
     }
   }
+  // IPv6: no header checksum; TCP, UDP and ICMPv6 right after the fixed
+  // header get theirs, over the IPv6 pseudo-header (the engine does IPv6:
+  // Linux's stmmac offers NETIF_F_IPV6_CSUM with the TX COE). A packet
+  // whose next header is anything else (a fragment header among them) is
+  // sent as given.
+  if (cic >= 2 && tsf && l3.ethertype == 0x86DD && frame.size() >= l3.offset + 40) {
+    std::span<std::byte> ip(frame.data() + l3.offset, frame.size() - l3.offset);
+    const auto next_header = static_cast<std::uint8_t>(ip[6]);
+    const std::size_t length = be16(ip, 4);
+    const std::size_t at = next_header == 58 ? 2 : l4_checksum_offset(next_header);
+    if (next_header != 1 && at != 0 && 40 + length <= ip.size() && length >= at + 2) {
+      std::span<std::byte> l4 = ip.subspan(40, length);
+      std::uint32_t sum = 0;
+      if (cic == 3 || next_header == 58) {
+        put_be16(l4, at, 0);
+        sum = ipv6_pseudo_sum(ip, next_header, l4.size());
+      }
+      std::uint16_t checksum = static_cast<std::uint16_t>(~fold(sum16(l4, sum)));
+      if (next_header == 17 && checksum == 0) checksum = 0xFFFF;  // RFC 8200: never 0
+      put_be16(l4, at, checksum);
+      ++counters_.tx_checksums_inserted;
+    }
+  }
   if ((regs_[reg::kMacConfiguration] & kMacTe) == 0) {
     // Transmitter off: the frame waits in the MTL TX FIFO (TXQSTS) until TE.
     tx_fifo_.push_back(std::move(frame));

@@ -352,6 +352,48 @@ TEST(DwmacTxChecksum, InsertsIpv4HeaderAndUdpTcpIcmpChecksums) {
   }
 }
 
+// IPv6 (no header checksum): TCP, UDP and ICMPv6 right after the fixed
+// header get theirs over the IPv6 pseudo-header; a fragment header in
+// between leaves the frame as it was.
+std::vector<std::byte> ipv6_frame(std::uint8_t next, std::size_t l4_bytes) {
+  std::vector<std::byte> f(14 + 40 + l4_bytes);
+  f[12] = std::byte{0x86};
+  f[13] = std::byte{0xDD};
+  f[14] = std::byte{0x60};
+  f[18] = static_cast<std::byte>(l4_bytes >> 8);
+  f[19] = static_cast<std::byte>(l4_bytes & 0xFF);
+  f[20] = std::byte{next};
+  f[21] = std::byte{64};
+  for (std::size_t i = 22; i < f.size(); ++i) f[i] = static_cast<std::byte>(i * 7 + 1);
+  if (next == 17) {
+    f[54 + 4] = static_cast<std::byte>(l4_bytes >> 8);
+    f[54 + 5] = static_cast<std::byte>(l4_bytes & 0xFF);
+  }
+  return f;
+}
+
+TEST(DwmacTxChecksum, InsertsIpv6UdpTcpIcmpv6Checksums) {
+  for (std::uint8_t next : {std::uint8_t{17}, std::uint8_t{6}, std::uint8_t{58}}) {
+    Rig rig;
+    ASSERT_TRUE(rig.init());
+    rig.post_tx(0, ipv6_frame(next, 45), true, /*cic=*/3);
+    rig.tx_tail(1);
+    ASSERT_EQ(rig.sent.size(), 1u);
+    const std::span<const std::byte> ip(rig.sent[0].data() + 14, 40 + 45);
+    const std::uint32_t ph = sum(ip.subspan(8, 32)) + next + 45u;
+    EXPECT_EQ(sum(ip.subspan(40), ph), 0xFFFFu) << int{next};
+    EXPECT_EQ(rig.mac().counters().tx_checksums_inserted, 1u);
+  }
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  const auto fragment = ipv6_frame(44, 45);
+  rig.post_tx(0, fragment, true, /*cic=*/3);
+  rig.tx_tail(1);
+  ASSERT_EQ(rig.sent.size(), 1u);
+  EXPECT_EQ(rig.sent[0], fragment);
+  EXPECT_EQ(rig.mac().counters().tx_checksums_inserted, 0u);
+}
+
 // CIC 10: "IP header and payload, pseudo-header not calculated" (databook):
 // the driver leaves the pseudo-header sum in the field, as Linux does.
 TEST(DwmacTxChecksum, CicTwoKeepsTheDriversPseudoHeaderSum) {

@@ -30,6 +30,12 @@ int starling_ip4_reass_src_admit(u32_t pbufs, u32_t datagrams);
 
 struct tcp_pcb;
 struct pbuf;
+struct netif;
+
+/* LWIP_HOOK_ND6_GET_GW: the next hop for an off-link IPv6 destination, the
+ * static gateway of ip6=ADDR/PREFIX,gw=ADDR, or NULL for lwIP's advertised
+ * routers (net/port/ip6_gateway.h). */
+const ip6_addr_t* starling_nd6_gateway(struct netif* netif, const ip6_addr_t* destination);
 
 /* LWIP_HOOK_TCP_INPACKET_PCB: admits or drops a segment lwIP found a pcb
  * for (net/tcp/tcp.cc: one peer's share of received pbufs). Images and

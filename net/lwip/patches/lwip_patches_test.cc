@@ -17,6 +17,9 @@
 #include "kernel/async/timeout.h"
 #include "kernel/testing/frames.h"
 #include "lwip/ip4.h"
+#include "lwip/ip6.h"
+#include "lwip/ip6_frag.h"
+#include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/udp.h"
@@ -274,6 +277,93 @@ TEST_F(LwipPatchesTest, ReassemblySourceShareKeepsOtherSourcesDatagrams) {
     (void)co_await NetifTestRig::settle();
     EXPECT_EQ(received.datagrams, 2u);
     udp_remove(pcb);
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// An IPv6 packet from fe80::99 to `dst` (hop limit 255, as ND requires):
+// the fixed header and `upper` (next header `next`), with an ICMPv6
+// checksum when `next` is 58.
+Bytes ipv6_packet(const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
+  Bytes ip(40 + upper.size());
+  ip[0] = std::byte{0x60};
+  put16(ip, 4, static_cast<std::uint16_t>(upper.size()));
+  ip[6] = std::byte{next};
+  ip[7] = std::byte{255};
+  ip[8] = std::byte{0xFE};
+  ip[9] = std::byte{0x80};
+  ip[23] = std::byte{0x99};
+  std::memcpy(ip.data() + 24, dst.addr, 16);
+  if (next == 58) {
+    std::uint32_t sum = static_cast<std::uint32_t>(upper.size()) + 58;
+    for (std::size_t i = 8; i < 40; i += 2) sum += get16(ip, i);
+    for (std::size_t i = 0; i < upper.size(); i += 2) {
+      sum += (std::to_integer<std::uint32_t>(upper[i]) << 8) |
+             (i + 1 < upper.size() ? std::to_integer<std::uint32_t>(upper[i + 1]) : 0);
+    }
+    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+    const auto check = static_cast<std::uint16_t>(~sum);
+    upper[2] = std::byte(check >> 8);
+    upper[3] = std::byte(check & 0xFF);
+  }
+  std::memcpy(ip.data() + 40, upper.data(), upper.size());
+  return ip;
+}
+
+// The netif's link-local address, made usable at once (no DAD wait).
+const ip6_addr_t& link_local_now() {
+  struct netif* n = NetifTestRig::netif().lwip_netif();
+  netif_ip6_addr_set_state(n, 0, IP6_ADDR_PREFERRED);
+  return *netif_ip6_addr(n, 0);
+}
+
+// 0007 (bug #68144): a neighbour solicitation for our address whose
+// source link-layer option says length 0 and is the packet's last two
+// bytes, ending on the guard page. Unpatched, nd6_input copies six bytes
+// of "address" from past the option, and faults.
+TEST_F(LwipPatchesTest, Bug68144NeighbourOptionIsNotReadPastItsLength) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    const ip6_addr_t& ours = link_local_now();
+    Bytes ns(24 + 2);
+    ns[0] = std::byte{135};                     // neighbour solicitation
+    std::memcpy(ns.data() + 8, ours.addr, 16);  // target: our address
+    ns[24] = std::byte{1};                      // source link-layer address
+    ns[25] = std::byte{0};                      // length 0
+    const Bytes ip = ipv6_packet(ours, 58, ns);
+    GuardedBytes guard;
+    std::byte* at = guard.place(ip);
+    (void)ip6_input(ref_pbuf(at, ip.size()), NetifTestRig::netif().lwip_netif());
+    (void)co_await NetifTestRig::settle();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0008 (56b29f8b's IPv6 half): one fragment chained from 65 pbufs, more
+// than IP_REASS_MAX_PBUFS, opens a reassembly and is refused; the entry
+// stays with no pbuf. Unpatched, the reassembly timer's expiry of it
+// dereferences NULL.
+TEST_F(LwipPatchesTest, Ip6ReassemblyRefusedFragmentLeavesNothingToDereference) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    const ip6_addr_t& ours = link_local_now();
+    constexpr std::size_t kPieces = IP_REASS_MAX_PBUFS + 1;
+    Bytes upper(8 + 8 * kPieces);
+    upper[0] = std::byte{17};  // then UDP
+    put16(upper, 2, 0x0001);   // offset 0, more fragments
+    put32(upper, 4, 0x1234);   // identification
+    const Bytes ip = ipv6_packet(ours, 44, upper);
+    // The packet as a chain: the headers, then 8 bytes a pbuf.
+    pbuf* head = pbuf_alloc(PBUF_RAW, 48, PBUF_RAM);
+    std::memcpy(head->payload, ip.data(), 48);
+    for (std::size_t i = 0; i < kPieces; ++i) {
+      pbuf* piece = pbuf_alloc(PBUF_RAW, 8, PBUF_RAM);
+      std::memcpy(piece->payload, ip.data() + 48 + 8 * i, 8);
+      pbuf_cat(head, piece);
+    }
+    (void)ip6_input(head, NetifTestRig::netif().lwip_netif());
+    for (int tick = 0; tick < IPV6_REASS_MAXAGE + 2; ++tick) ip6_reass_tmr();
+    (void)co_await NetifTestRig::settle();
     co_return {};
   }());
   EXPECT_TRUE(r.ok()) << error_name(r.error());

@@ -174,7 +174,7 @@ Task<void> tcp_echo_once(std::uint16_t port) {
   async::Scope server;
   if (Result<void> r = server.spawn(tcp_echo_server(*l, conns)); !r) co_return r;
   Result<TcpStream> c = co_await TcpStream::connect(
-      {ipv4(kLoopbackIp[0], kLoopbackIp[1], kLoopbackIp[2], kLoopbackIp[3]), port});
+      {IpAddress::v4(ipv4(kLoopbackIp[0], kLoopbackIp[1], kLoopbackIp[2], kLoopbackIp[3])), port});
   if (!c) co_return Unexpected(c.error());
   std::vector<std::byte> data(kTcpBytes);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = pattern(i, port);

@@ -57,3 +57,9 @@ extern "C" u32_t sys_now(void) {
   return static_cast<u32_t>(starling::hal::now_ns() / 1'000'000U *
                             starling::net::testing::lwip_clock_speed());
 }
+
+// LWIP_HOOK_ND6_GET_GW: these tests run IPv4 over a loopback netif; no
+// static IPv6 gateway (the production one: net/port/ip6_gateway.cc).
+extern "C" const ip6_addr_t* starling_nd6_gateway(struct netif*, const ip6_addr_t*) {
+  return nullptr;
+}

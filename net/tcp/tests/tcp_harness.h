@@ -16,7 +16,8 @@
 namespace starling::net::testing {
 
 inline constexpr Endpoint kServer(std::uint16_t port) {
-  return {ipv4(kLoopbackIp[0], kLoopbackIp[1], kLoopbackIp[2], kLoopbackIp[3]), port};
+  return {IpAddress::v4(ipv4(kLoopbackIp[0], kLoopbackIp[1], kLoopbackIp[2], kLoopbackIp[3])),
+          port};
 }
 
 // Own frame arena and executor per test; lwIP (process-wide) pumped by a

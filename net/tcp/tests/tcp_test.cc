@@ -408,15 +408,14 @@ TEST_F(TcpTest, PeerRxShareBoundsWhatOnePeersDataHolds) {
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = std::byte(i * 7 + i / 251);
     for (TcpStream& c : clients) EXPECT_EQ((co_await c.queue(data)).value_or(0), kBytes);
     co_await async::sleep_for(200 * kMillisecond);  // nobody reads
-    const std::uint32_t peer = kServer(0).address;
+    const IpAddress peer = kServer(0).address;
     EXPECT_LE(tcp_peer_rx_held(peer), kShare);
     EXPECT_GT(tcp_stats().refused_peer_data, before.refused_peer_data);
     // The readers catch up, each on its own task as an application reads
     // its connections (one waiting on a connection while the same peer's
     // others hold the share would wait for them): every byte arrives, in
     // order, and the share holds throughout.
-    auto read_all_of = [](TcpStream& s, std::vector<std::byte>& got,
-                          std::uint32_t peer) -> Task<void> {
+    auto read_all_of = [](TcpStream& s, std::vector<std::byte>& got, IpAddress peer) -> Task<void> {
       std::array<std::byte, 4096> buf;
       while (got.size() < kBytes) {
         Result<std::size_t> n = co_await async::with_timeout(s.read(buf), 5 * async::kSecond);
