@@ -16,7 +16,9 @@
 #include "kernel/metrics/registry.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/address_conflict.h"
+#include "net/netif/ipv6.h"
 #include "net/netif/netif_metrics.h"
+#include "net/port/icmp6_rate.h"
 #include "net/port/random.h"
 #include "net/port/reassembly_share.h"
 #include "net/tcp/tcp.h"
@@ -81,6 +83,50 @@ void register_metrics(std::string_view app, Netif& netif) {
             return net::address_conflict_stats().in_conflict ? 1 : 0;
           },
           nullptr),
+      registry.add({.name = "starling_icmp6_errors_limited_total",
+                    .help = "ICMPv6 error messages not sent: the rate limit (RFC 4443 2.4 (f); "
+                            "100 a second, bursts of 20) was reached.",
+                    .line_key = "icmp6_limited"},
+                   &net::icmp6_rate_stats().limited),
+      registry.add({.name = "starling_ipv6_addresses_valid_total",
+                    .help = "IPv6 addresses that became valid (link-local, SLAAC or static) "
+                            "after duplicate address detection.",
+                    .line_key = ""},
+                   &net::ipv6_stats().addresses_valid),
+      registry.add({.name = "starling_ipv6_address_duplicates_total",
+                    .help = "IPv6 addresses duplicate address detection found in use by "
+                            "another host (not used).",
+                    .line_key = ""},
+                   &net::ipv6_stats().duplicates),
+      registry.add({.name = "starling_ipv6_groups_refused_total",
+                    .help = "Multicast groups IPv6 could not join: the netif's group filter "
+                            "was full (8).",
+                    .line_key = ""},
+                   &net::ipv6_stats().groups_refused),
+      registry.add(
+          {.name = "starling_ipv6_neighbors",
+           .help = "IPv6 neighbour cache entries in use (of 64).",
+           .type = metrics::Type::kGauge,
+           .line_key = "nd6_neighbors"},
+          [](const void*) -> std::uint64_t { return net::nd6_occupancy().neighbors; }, nullptr),
+      registry.add(
+          {.name = "starling_ipv6_destinations",
+           .help = "IPv6 destination cache entries in use (of 64).",
+           .type = metrics::Type::kGauge,
+           .line_key = ""},
+          [](const void*) -> std::uint64_t { return net::nd6_occupancy().destinations; }, nullptr),
+      registry.add(
+          {.name = "starling_ipv6_prefixes",
+           .help = "On-link IPv6 prefixes from router advertisements (of 8).",
+           .type = metrics::Type::kGauge,
+           .line_key = ""},
+          [](const void*) -> std::uint64_t { return net::nd6_occupancy().prefixes; }, nullptr),
+      registry.add(
+          {.name = "starling_ipv6_routers",
+           .help = "IPv6 default routers from router advertisements (of 3).",
+           .type = metrics::Type::kGauge,
+           .line_key = ""},
+          [](const void*) -> std::uint64_t { return net::nd6_occupancy().routers; }, nullptr),
       registry.add({.name = "starling_ip_reass_refused_peer_total",
                     .help = "IPv4 fragments dropped or datagrams freed: their source held its "
                             "share of reassembly (starling.reass_peer_share=).",

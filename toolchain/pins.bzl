@@ -135,6 +135,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0006-ip4-reassembly-per-source-share.patch",
     "//net/lwip/patches:0007-nd6-link-layer-option-bounds.patch",
     "//net/lwip/patches:0008-ip6-reassembly-free-without-first-fragment.patch",
+    "//net/lwip/patches:0009-icmp6-error-rate-hook.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

@@ -16,7 +16,11 @@
 // line of space-separated key=value counters (the image's metrics registry,
 // kernel/metrics, rendered as a line: every sample with a line key), so a
 // test can compare pool counts against a baseline ("STARLING-STATS pbuf_pool_used=..
-// rx_wrappers_used=.. tcp_pcbs_used=.. ..."). Hostile peers (issue 12):
+// rx_wrappers_used=.. tcp_pcbs_used=.. ..."). The line is one datagram and
+// leaves off what does not fit (it has grown past that): key prefixes after
+// the command word pick what a test wants ("STARLING-STATS nd6_ icmp6_",
+// then the padding). From IPv6, only a link-local sender is answered unless
+// starling.stats_from= is given. Hostile peers (issue 12):
 //   - only a sender inside the stats network is answered: the kernel
 //     command line's `starling.stats_from=A.B.C.D/N`, by default the local
 //     subnet; anyone else gets nothing (counted in stats_refused);
@@ -28,6 +32,7 @@
 // nor one from port 0, from its own port or from another reflector's (echo
 // 7, chargen 19): each is a way to make it flood or loop (udp_refused).
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -208,13 +213,40 @@ void register_echo_metrics(Netif& netif) {
       &netif);
 }
 
-// kStatsQuery, then only spaces (padding).
-bool is_stats_query(const net::Pbuf& data) {
+// The keys a stats query asks for: none (the whole line), or up to
+// kMaxStatsFilters key prefixes after the command word.
+constexpr std::size_t kMaxStatsFilters = 8;
+struct StatsQuery {
+  std::array<std::string_view, kMaxStatsFilters> only{};
+  std::size_t count = 0;
+};
+
+// kStatsQuery, then spaces (padding) and, between them, up to
+// kMaxStatsFilters key prefixes of [a-z0-9_] (`STARLING-STATS nd6_ icmp6_`:
+// only the keys starting so, for a client the whole line, full past one
+// datagram, would leave without them). Anything else is not a query (it is
+// echoed).
+bool parse_stats_query(const net::Pbuf& data, StatsQuery* query) {
   const auto bytes = data.contiguous();
   if (bytes.size() < kStatsQuery.size()) return false;
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const char c = static_cast<char>(bytes[i]);
-    if (i < kStatsQuery.size() ? c != kStatsQuery[i] : c != ' ') return false;
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.substr(0, kStatsQuery.size()) != kStatsQuery) return false;
+  std::size_t i = kStatsQuery.size();
+  if (i < text.size() && text[i] != ' ') return false;
+  *query = StatsQuery{};
+  while (i < text.size()) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    const std::size_t start = i;
+    while (i < text.size() && text[i] != ' ') {
+      const char c = text[i];
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+      ++i;
+    }
+    if (query->count == kMaxStatsFilters) return false;
+    query->only[query->count++] = text.substr(start, i - start);
   }
   return true;
 }
@@ -247,7 +279,7 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& set
       ++g_echo.udp_refused;
       continue;
     }
-    if (is_stats_query(datagram->data)) {
+    if (StatsQuery query; parse_stats_query(datagram->data, &query)) {
       const net::Subnet allowed =
           settings.stats_from_given
               ? settings.stats_from
@@ -262,7 +294,9 @@ async::Task<void> udp_echo(std::uint16_t port, Netif& netif, const Settings& set
         continue;
       }
       char line[kStatsLineBytes];
-      std::size_t n = metrics::render_stats_line(metrics::registry(), kStatsQuery, line);
+      std::size_t n = metrics::render_stats_line(
+          metrics::registry(), kStatsQuery, line,
+          std::span<const std::string_view>(query.only.data(), query.count));
       if (n > kStatsAmplification * datagram->data.size()) {
         ++g_echo.stats_short;
         n = kStatsPadReply.copy(line, kStatsPadReply.size());

@@ -215,6 +215,13 @@ TEST(MetricsTest, StatsLineHasTheLineKeysAndLeavesOffWhatDoesNotFit) {
   // " bbbb=345" as well: that pair is left off whole.
   n = render_stats_line(*r, "STATS", std::span<char>(out.data(), 19));
   EXPECT_EQ(std::string_view(out.data(), n), "STATS a=12 c=6\n");
+  // Key prefixes: only the keys that start with one of them.
+  const std::string_view only[] = {"bb", "c"};
+  n = render_stats_line(*r, "STATS", out, only);
+  EXPECT_EQ(std::string_view(out.data(), n), "STATS bbbb=345 c=6\n");
+  const std::string_view none[] = {"zzz"};
+  n = render_stats_line(*r, "STATS", out, none);
+  EXPECT_EQ(std::string_view(out.data(), n), "STATS\n");
 }
 
 TEST(MetricsTest, TheImageRegistryIsOne) {

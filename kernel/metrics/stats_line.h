@@ -14,8 +14,11 @@
 // always fits when `out` has room for the prefix and it.
 namespace starling::metrics {
 
+// `only`: when not empty, just the samples whose line key starts with one
+// of these (a client that wants a few counters of a line grown past one
+// datagram: echo's `STARLING-STATS nd6_ icmp6_`).
 std::size_t render_stats_line(const Registry& registry, std::string_view prefix,
-                              std::span<char> out);
+                              std::span<char> out, std::span<const std::string_view> only = {});
 
 }  // namespace starling::metrics
 

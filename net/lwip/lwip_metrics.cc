@@ -31,6 +31,11 @@ constexpr Pool kPools[] = {
     {MEMP_FRAG_PBUF, "FRAG_PBUF", "", ""},
     {MEMP_ARP_QUEUE, "ARP_QUEUE", "", ""},
     {MEMP_SYS_TIMEOUT, "SYS_TIMEOUT", "", ""},
+    // IPv6 (docs/ipv6.md): packets waiting for a neighbour, datagrams being
+    // reassembled, multicast groups joined.
+    {MEMP_ND6_QUEUE, "ND6_QUEUE", "nd6_queue_used", ""},
+    {MEMP_IP6_REASSDATA, "IP6_REASSDATA", "reass6_used", ""},
+    {MEMP_MLD6_GROUP, "MLD6_GROUP", "", ""},
 };
 
 const stats_mem& pool_stats(const void* c) {

@@ -152,6 +152,9 @@
 /* Stateless DHCPv6 is not used: DNS servers come from nothing the apps
  * ask for yet (LWIP_DNS is off). */
 #define LWIP_IPV6_DHCP6 0
+/* ICMPv6 errors at most kIcmp6ErrorsPerSecond, in bursts of kIcmp6ErrorBurst
+ * (RFC 4443 2.4 (f); patch 0009, net/port/icmp6_rate.h). */
+#define LWIP_HOOK_ICMP6_ERROR_ADMIT(type, code) starling_icmp6_error_admit((type), (code))
 /* A static default gateway (ip6=ADDR/PREFIX,gw=ADDR): lwIP otherwise only
  * learns routers from advertisements (net/port/ip6_gateway.h). */
 #define LWIP_HOOK_ND6_GET_GW(netif, dest) starling_nd6_gateway((netif), (dest))

@@ -2,6 +2,7 @@
 
 #include "kernel/console/console.h"
 #include "lwip/ip6_addr.h"
+#include "lwip/priv/nd6_priv.h"
 #include "net/port/ip6_gateway.h"
 #include "net/port/ip_address_lwip.h"
 
@@ -90,6 +91,20 @@ JoinedGroups::Mac all_nodes_mac() noexcept {
 
 const Ipv6Stats& ipv6_stats() noexcept {
   return g_stats;
+}
+
+Nd6Occupancy nd6_occupancy() noexcept {
+  Nd6Occupancy o;
+  for (int i = 0; i < LWIP_ND6_NUM_NEIGHBORS; ++i)
+    o.neighbors += neighbor_cache[i].state != ND6_NO_ENTRY;
+  for (int i = 0; i < LWIP_ND6_NUM_DESTINATIONS; ++i) {
+    o.destinations += !ip6_addr_isany(&destination_cache[i].destination_addr);
+  }
+  for (int i = 0; i < LWIP_ND6_NUM_PREFIXES; ++i) o.prefixes += prefix_list[i].netif != nullptr;
+  for (int i = 0; i < LWIP_ND6_NUM_ROUTERS; ++i) {
+    o.routers += default_router_list[i].neighbor_entry != nullptr;
+  }
+  return o;
 }
 
 }  // namespace starling::net

@@ -36,6 +36,16 @@ JoinedGroups::Mac all_nodes_mac() noexcept;
 
 const Ipv6Stats& ipv6_stats() noexcept;
 
+// What neighbour discovery holds now (lwIP's tables, bounded in
+// lwipopts.h): the gauges a hostile-peer test watches go back to baseline.
+struct Nd6Occupancy {
+  std::uint64_t neighbors = 0;     // of LWIP_ND6_NUM_NEIGHBORS
+  std::uint64_t destinations = 0;  // of LWIP_ND6_NUM_DESTINATIONS
+  std::uint64_t prefixes = 0;      // of LWIP_ND6_NUM_PREFIXES
+  std::uint64_t routers = 0;       // of LWIP_ND6_NUM_ROUTERS
+};
+Nd6Occupancy nd6_occupancy() noexcept;
+
 }  // namespace starling::net
 
 #endif  // STARLING_NET_NETIF_IPV6_H_

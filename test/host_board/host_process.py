@@ -113,10 +113,13 @@ def udp_roundtrip(host, payload, port=1235, tries=5, timeout=1.0):
     return None
 
 
-def echo_stats(host, port=1235):
+def echo_stats(host, port=1235, only=""):
     """The echo app's STARLING-STATS counters as a dict ({} without a
-    reply). The request is padded to 1024 bytes: see apps/echo."""
-    reply = udp_roundtrip(host, b"STARLING-STATS".ljust(1024), port=port)
+    reply). The request is padded to 1024 bytes: see apps/echo. `only`:
+    space-separated key prefixes, for counters the full line (one datagram,
+    full) may leave off."""
+    query = ("STARLING-STATS " + only).rstrip().encode()
+    reply = udp_roundtrip(host, query.ljust(1024), port=port)
     if reply is None:
         return {}
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", reply.decode("ascii", "replace"))}

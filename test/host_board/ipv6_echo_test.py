@@ -10,7 +10,9 @@ virtio-net).
 3. One router advertisement (scapy) with the prefix 2001:db8:1::/64: the
    app prints its SLAAC address as valid, and UDP and TCP echo answer there
    from Linux's 2001:db8:1::2.
-4. The frame filter: an IPv6 packet with 7 extension headers (the bound is
+4. 200 datagrams to a closed port draw a rate-limited number of ICMPv6
+   port unreachables (a burst of 20, then 100 a second), the rest counted.
+5. The frame filter: an IPv6 packet with 7 extension headers (the bound is
    6) and one to a group the app never joined are dropped before lwIP
    (netif_rx_long_chain, netif_rx_multicast, read over IPv4's stats
    query), and echo over both families still answers.
@@ -112,6 +114,28 @@ def ping6(address, tries=3):
     return False
 
 
+def closed_port_flood(address, count=200):
+    """`count` datagrams to a closed port within a fraction of a second; the
+    ICMPv6 port unreachables that came back (counted on a raw socket)."""
+    with socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6) as raw, \
+            socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
+        raw.settimeout(0.2)
+        target = (address, 9, 0, scope_id())
+        start = time.monotonic()
+        for _ in range(count):
+            s.sendto(b"closed", target)
+        sent_in = time.monotonic() - start
+        unreachables = 0
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            try:
+                reply, _ = raw.recvfrom(2048)
+            except socket.timeout:
+                continue
+            unreachables += reply[0] == 1 and reply[1] == 4  # destination unreachable, port
+    return unreachables, sent_in
+
+
 def scapy_send(frames):
     from scapy.all import sendp  # noqa: PLC0415 (slow import, only here)
     sendp(frames, iface=TAP, verbose=False)
@@ -185,10 +209,21 @@ def inside(args):
             if not tcp6(global_address, 65536, source=LINUX_GLOBAL):
                 failures.append("TCP echo over the SLAAC address failed")
 
-        before = host_process.echo_stats(GUEST_V4)
+        # RFC 4443 2.4 (f): errors rate-limited (a burst of 20, then 100/s).
+        limited_before = host_process.echo_stats(GUEST_V4, only="icmp6_").get("icmp6_limited", 0)
+        unreachables, seconds = closed_port_flood(guest_ll)
+        limited = host_process.echo_stats(GUEST_V4, only="icmp6_").get("icmp6_limited", 0)
+        print(f"200 datagrams to a closed port in {seconds:.2f} s: {unreachables} port "
+              f"unreachables, {limited - limited_before} limited")
+        if not 1 <= unreachables <= 20 + 100 * (seconds + 1.2):
+            failures.append(f"ICMPv6 errors not rate-limited: {unreachables} for 200 datagrams")
+        if limited - limited_before < 200 - 20 - 100 * (seconds + 1.2):
+            failures.append("icmp6_errors_limited did not count the limited errors")
+
+        before = host_process.echo_stats(GUEST_V4, only="netif_rx_")
         scapy_send(hostile_frames(linux_mac(), guest_mac_from(guest_ll), guest_ll))
         time.sleep(0.5)
-        after = host_process.echo_stats(GUEST_V4)
+        after = host_process.echo_stats(GUEST_V4, only="netif_rx_")
         # Linux's own multicast (its MLD reports, solicitations) may land in
         # the same window: the unjoined group's frame makes it at least +1.
         for key, exact in (("netif_rx_long_chain", True), ("netif_rx_multicast", False)):

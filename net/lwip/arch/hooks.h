@@ -32,6 +32,10 @@ struct tcp_pcb;
 struct pbuf;
 struct netif;
 
+/* LWIP_HOOK_ICMP6_ERROR_ADMIT (patch 0009): whether an ICMPv6 error may be
+ * sent now, a token bucket (net/port/icmp6_rate.h). */
+int starling_icmp6_error_admit(u8_t type, u8_t code);
+
 /* LWIP_HOOK_ND6_GET_GW: the next hop for an off-link IPv6 destination, the
  * static gateway of ip6=ADDR/PREFIX,gw=ADDR, or NULL for lwIP's advertised
  * routers (net/port/ip6_gateway.h). */

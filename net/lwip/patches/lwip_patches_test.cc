@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernel/async/timeout.h"
+#include "kernel/hal/clock.h"
 #include "kernel/testing/frames.h"
 #include "lwip/ip4.h"
 #include "lwip/ip6.h"
@@ -25,6 +26,7 @@
 #include "lwip/udp.h"
 #include "net/netif/test_frames.h"
 #include "net/netif/test_rig.h"
+#include "net/port/icmp6_rate.h"
 #include "net/port/reassembly_share.h"
 #include "net/tcp/tcp.h"
 #include "netif/ethernet.h"
@@ -284,7 +286,7 @@ TEST_F(LwipPatchesTest, ReassemblySourceShareKeepsOtherSourcesDatagrams) {
 
 // An IPv6 packet from fe80::99 to `dst` (hop limit 255, as ND requires):
 // the fixed header and `upper` (next header `next`), with an ICMPv6
-// checksum when `next` is 58.
+// or UDP checksum when `next` is 58 or 17 (its field zero in `upper`).
 Bytes ipv6_packet(const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
   Bytes ip(40 + upper.size());
   ip[0] = std::byte{0x60};
@@ -295,8 +297,9 @@ Bytes ipv6_packet(const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
   ip[9] = std::byte{0x80};
   ip[23] = std::byte{0x99};
   std::memcpy(ip.data() + 24, dst.addr, 16);
-  if (next == 58) {
-    std::uint32_t sum = static_cast<std::uint32_t>(upper.size()) + 58;
+  if (next == 58 || next == 17) {
+    const std::size_t field = next == 58 ? 2 : 6;
+    std::uint32_t sum = static_cast<std::uint32_t>(upper.size()) + next;
     for (std::size_t i = 8; i < 40; i += 2) sum += get16(ip, i);
     for (std::size_t i = 0; i < upper.size(); i += 2) {
       sum += (std::to_integer<std::uint32_t>(upper[i]) << 8) |
@@ -304,8 +307,8 @@ Bytes ipv6_packet(const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
     }
     while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
     const auto check = static_cast<std::uint16_t>(~sum);
-    upper[2] = std::byte(check >> 8);
-    upper[3] = std::byte(check & 0xFF);
+    upper[field] = std::byte(check >> 8);
+    upper[field + 1] = std::byte(check & 0xFF);
   }
   std::memcpy(ip.data() + 40, upper.data(), upper.size());
   return ip;
@@ -364,6 +367,49 @@ TEST_F(LwipPatchesTest, Ip6ReassemblyRefusedFragmentLeavesNothingToDereference) 
     (void)ip6_input(head, NetifTestRig::netif().lwip_netif());
     for (int tick = 0; tick < IPV6_REASS_MAXAGE + 2; ++tick) ip6_reass_tmr();
     (void)co_await NetifTestRig::settle();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0009: 100 UDP datagrams to a closed port over IPv6, from a neighbour whose
+// link-layer address lwIP knows (its solicitation came first): with the
+// hook, at most the bucket's burst of port unreachables leaves; unpatched,
+// lwIP answers every one.
+TEST_F(LwipPatchesTest, Icmp6ErrorsAreRateLimited) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    const ip6_addr_t& ours = link_local_now();
+    Bytes ns(24 + 8);
+    ns[0] = std::byte{135};
+    std::memcpy(ns.data() + 8, ours.addr, 16);
+    ns[24] = std::byte{1};  // source link-layer address, 8 bytes
+    ns[25] = std::byte{1};
+    std::memcpy(ns.data() + 26, kPeerMac.data(), 6);
+    const Bytes solicitation = ipv6_packet(ours, 58, ns);
+    pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(solicitation.size()), PBUF_RAM);
+    std::memcpy(p->payload, solicitation.data(), solicitation.size());
+    (void)ip6_input(p, NetifTestRig::netif().lwip_netif());
+    (void)co_await NetifTestRig::settle();
+    reset_icmp6_rate_for_testing(hal::now_ns());
+    NetifTestRig::nic().sent.clear();
+    for (int i = 0; i < 100; ++i) {
+      Bytes udp(8 + 4);
+      put16(udp, 0, 40000);
+      put16(udp, 2, 9);  // nothing listens
+      put16(udp, 4, 12);
+      const Bytes datagram = ipv6_packet(ours, 17, udp);
+      pbuf* q = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(datagram.size()), PBUF_RAM);
+      std::memcpy(q->payload, datagram.data(), datagram.size());
+      (void)ip6_input(q, NetifTestRig::netif().lwip_netif());
+    }
+    (void)co_await NetifTestRig::settle();
+    std::size_t unreachables = 0;
+    for (const Bytes& f : NetifTestRig::nic().sent) {
+      unreachables += f.size() > 54 && get16(f, 12) == 0x86DD &&
+                      std::to_integer<int>(f[20]) == 58 && std::to_integer<int>(f[54]) == 1;
+    }
+    EXPECT_GE(unreachables, 1u);  // errors are sent, just not one per datagram
+    EXPECT_LE(unreachables, std::size_t{kIcmp6ErrorBurst} + 1);
     co_return {};
   }());
   EXPECT_TRUE(r.ok()) << error_name(r.error());
