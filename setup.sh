@@ -58,6 +58,9 @@ PACKAGES=(
   # Hostile-peer tests (test/robustness:hostile_tools_*): real scanners,
   # flooders and a packet crafter (Debian's python3 gets scapy).
   nmap hping3 python3-scapy
+  # Hostile IPv6 peers (test/robustness:ipv6_hostile_qemu_test): THC-IPv6
+  # (atk6-*) and the SI6 Networks toolkit (frag6, ra6, na6, ns6, tcp6).
+  thc-ipv6 ipv6toolkit
   # HTTP clients against apps/httpd (test/http): curl, ApacheBench, wrk and
   # nghttp2's h2load (--h1).
   curl apache2-utils wrk nghttp2-client

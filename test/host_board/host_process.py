@@ -133,7 +133,7 @@ def run_in_namespace(script, argv, timeout=240):
                       timeout=timeout).returncode
 
 
-def app_test_main(script, doc, inside, qemu=False):
+def app_test_main(script, doc, inside, qemu=False, namespace_timeout=240):
     """The command line of a test of one app binary: --app, --timeout; run
     again inside a fresh TapNamespace (--inside), where `inside(args)` runs.
     With qemu=True the test may take --qemu LAUNCHER instead of --app (the
@@ -151,7 +151,8 @@ def app_test_main(script, doc, inside, qemu=False):
         return inside(args)
     given = ["--qemu", os.path.abspath(args.qemu)] if getattr(args, "qemu", None) else \
         ["--app", os.path.abspath(args.app)]
-    return run_in_namespace(script, [*given, "--timeout", str(args.timeout)])
+    return run_in_namespace(script, [*given, "--timeout", str(args.timeout)],
+                            timeout=namespace_timeout)
 
 
 QEMU_RUN_S = 600  # how long the launcher lets QEMU run; the test stops it sooner
