@@ -91,15 +91,23 @@ if [[ "$version" != 7.2.* ]]; then
 fi
 
 # Say which host ports reach the guest (user networking's hostfwd rules).
+forwarded=false
 for arg in "${extra[@]}"; do
   rules=$(grep -o 'hostfwd=[a-z]*:[0-9.]*:[0-9]*-[0-9.]*:[0-9]*' <<<"$arg" || true)
   while read -r rule; do
     [[ -n "$rule" ]] || continue
     if [[ "$rule" =~ ^hostfwd=([a-z]+):([0-9.]*):([0-9]+)-[0-9.]*:([0-9]+)$ ]]; then
       echo "starling: host ${BASH_REMATCH[2]:-0.0.0.0}:${BASH_REMATCH[3]}/${BASH_REMATCH[1]} -> guest port ${BASH_REMATCH[4]}/${BASH_REMATCH[1]}" >&2
+      forwarded=true
     fi
   done <<<"$rules"
 done
+# QEMU 7.2's hostfwd takes IPv4 host addresses only ("Bad host address" for
+# [::1]): over user networking the guest's IPv6 addresses (it gets one by
+# SLAAC from QEMU's fec0::/64) cannot be reached from the host.
+if $forwarded; then
+  echo "starling: IPv6: QEMU $version's user networking forwards IPv4 only; to reach the guest over IPv6, give it a TAP (docs/ipv6.md, \"From the host\")" >&2
+fi
 
 cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}" "${rng[@]}")

@@ -90,6 +90,10 @@ def boot_and_echo(name, drive=None, tftp=None, expect=()):
             fail("%s: no UDP echo through the host forward" % name)
             return
         took = time.monotonic() - start
+        # Lines that may come after the first echo: IPv6's addresses are
+        # valid once duplicate address detection has waited (1 s).
+        for text in expect:
+            guest.wait_for_re(re.compile(text), 10)
         console = guest.console()
         for text in expect:
             if not re.search(text, console):
@@ -239,6 +243,10 @@ def main():
             r"Starling: bootargs ip=10\.0\.2\.15/24,gw=10\.0\.2\.2",
             r"Verifying Hash Integrity \.\.\. sha256\+ OK",
             r"echo: address 10\.0\.2\.15/24 gw 10\.0\.2\.2 \(static\)",
+            # Dual stack through U-Boot (issue 30): the link-local address,
+            # and SLAAC from QEMU user networking's router (fec0::/64).
+            r"net: ipv6 address fe80::5054:ff:fe12:3456 valid \(link-local\)",
+            r"net: ipv6 address fec0::5054:ff:fe12:3456 valid \(SLAAC\)",
         ])  # fmt: skip
     elif args.tftp:
         # QEMU's TFTP server reads the directory as given: the build's files

@@ -50,6 +50,24 @@ def inside(args):
         r = curl(BASE + "/healthz")
         check(r.returncode == 0 and r.stdout == b"ok\n", "GET /healthz is ok")
 
+        # The same server over IPv6 (issue 30): its link-local address, from
+        # Linux's fe80::2 on the TAP.
+        subprocess.run(["ip", "-6", "addr", "add", "fe80::2/64", "dev", "st0", "nodad"], check=True)
+        ll = None
+        deadline = time.monotonic() + 10
+        while ll is None and time.monotonic() < deadline:
+            m = re.search(r"net: ipv6 address (fe80::[0-9a-f:]+) valid \(link-local\)", app.console())
+            ll = m.group(1) if m else None
+            time.sleep(0.1)
+        check(ll is not None, "httpd printed its IPv6 link-local address")
+        if ll is not None:
+            r = curl("-g", f"http://[{ll}%25st0]/healthz")
+            check(r.returncode == 0 and r.stdout == b"ok\n", f"GET /healthz over IPv6 ([{ll}]) is ok")
+            r = curl("-g", "--header", "Content-Type: application/octet-stream", "--data-binary",
+                     "@-", f"http://[{ll}%25st0]/echo", input_bytes=bytes(range(256)) * 16)
+            check(r.returncode == 0 and r.stdout == bytes(range(256)) * 16,
+                  "POST /echo (4 KiB) over IPv6 echoed byte for byte")
+
         payload = bytes((i * 7 + 3) % 256 for i in range(4096))
         r = curl("--header", "Content-Type: application/octet-stream", "--data-binary", "@-",
                  BASE + "/echo", input_bytes=payload)

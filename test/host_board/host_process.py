@@ -172,12 +172,43 @@ def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV"):
 
 def connect_from(source, destination, timeout=2.0):
     """A TCP connection to `destination` (address, port) from the local
-    address `source`: one of the link's hosts (add_second_host)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    address `source`: one of the link's hosts (add_second_host), IPv4 or
+    IPv6 (a global address: no scope)."""
+    family = socket.AF_INET6 if ":" in source else socket.AF_INET
+    s = socket.socket(family, socket.SOCK_STREAM)
     s.settimeout(timeout)
     s.bind((source, 0))
     s.connect(destination)
     return s
+
+
+def still_open(s):
+    """True if the guest has not reset or closed `s` (a read times out)."""
+    s.settimeout(0.05)
+    try:
+        return s.recv(1) != b""
+    except socket.timeout:
+        return True
+    except OSError:
+        return False
+
+
+def tcp_echo_from(source, destination, size=1024):
+    """One TCP echo of `size` bytes from `source` to `destination`; True
+    when every byte came back."""
+    data = bytes((i * 31 + size) & 0xFF for i in range(size))
+    try:
+        with connect_from(source, destination) as s:
+            s.sendall(data)
+            got = b""
+            while len(got) < size:
+                chunk = s.recv(size - len(got))
+                if not chunk:
+                    break
+                got += chunk
+            return got == data
+    except OSError:
+        return False
 
 
 def internet_checksum(data):

@@ -58,6 +58,8 @@ def main():
             expected_host = f"starling: host 127.0.0.1:{port}/tcp -> guest port 5001/tcp"
             if expected_host not in guest.console():
                 failures.append(f"launcher did not print {expected_host!r}")
+            if "starling: IPv6: QEMU 7.2" not in guest.console():
+                failures.append("launcher did not say how IPv6 reaches the guest")
             cmd = ["timeout", str(args.seconds + 30), iperf, "-c", "127.0.0.1",
                    "-p", str(port), "-t", str(args.seconds), "-f", "m"]
             print("running:", " ".join(cmd))
