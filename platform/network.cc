@@ -127,11 +127,12 @@ void register_metrics(std::string_view app, Netif& netif) {
            .type = metrics::Type::kGauge,
            .line_key = ""},
           [](const void*) -> std::uint64_t { return net::nd6_occupancy().routers; }, nullptr),
-      registry.add({.name = "starling_ip_reass_refused_peer_total",
-                    .help = "IPv4 fragments dropped or datagrams freed: their source held its "
-                            "share of reassembly (starling.reass_peer_share=).",
-                    .line_key = "reass_refused_peer"},
-                   &net::reassembly_peer_refusals()),
+      registry.add(
+          {.name = "starling_ip_reass_refused_peer_total",
+           .help = "IP fragments (both families) dropped or datagrams freed: their peer held its "
+                   "share of reassembly (starling.reass_peer_share=).",
+           .line_key = "reass_refused_peer"},
+          &net::reassembly_peer_refusals()),
   };
   for (const Result<void>& result : results) {
     if (!result.ok()) {
@@ -210,9 +211,9 @@ void apply_peer_shares(std::string_view app, std::string_view bootargs) {
        net::kDefaultTcpPeerRxPbufs, net::set_tcp_peer_rx_pbufs, net::tcp_peer_rx_pbufs},
       {"starling.tcp_peer_segments", "TCP segments per peer", net::tcp_segment_pool_size(),
        net::kDefaultTcpPeerSegments, net::set_tcp_peer_segments, net::tcp_peer_segments},
-      {"starling.reass_peer_share", "IPv4 reassembly buffers per peer", net::reassembly_max_pbufs(),
-       net::kDefaultReassemblyPeerPbufs, net::set_reassembly_peer_pbufs,
-       net::reassembly_peer_pbufs},
+      {"starling.reass_peer_share", "reassembly buffers per peer (IPv4 and IPv6)",
+       net::reassembly_max_pbufs(), net::kDefaultReassemblyPeerPbufs,
+       net::set_reassembly_peer_pbufs, net::reassembly_peer_pbufs},
   };
   for (const PeerShareOption& option : options) apply_peer_share(app, bootargs, option);
 }

@@ -136,6 +136,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0007-nd6-link-layer-option-bounds.patch",
     "//net/lwip/patches:0008-ip6-reassembly-free-without-first-fragment.patch",
     "//net/lwip/patches:0009-icmp6-error-rate-hook.patch",
+    "//net/lwip/patches:0010-ip6-reassembly-per-source-share.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

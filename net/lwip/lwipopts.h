@@ -294,6 +294,9 @@
 #define MEMP_NUM_REASSDATA 16
 #define LWIP_HOOK_IP4_REASS_SRC_ADMIT(pbufs, datagrams) \
   starling_ip4_reass_src_admit((pbufs), (datagrams))
+/* The same share for IPv6 (patch 0010): a peer is a /64. */
+#define LWIP_HOOK_IP6_REASS_SRC_ADMIT(pbufs, datagrams) \
+  starling_ip6_reass_src_admit((pbufs), (datagrams))
 
 /* One peer's share of received pbufs (net/tcp/tcp.h, kDefaultTcpPeerRxPbufs):
  * every segment lwIP found a pcb for is offered to net/tcp before lwIP reads

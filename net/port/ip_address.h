@@ -78,9 +78,10 @@ class IpAddress {
   // Who a per-peer limit counts this address as: an IPv4 address itself;
   // an IPv6 address by its /64, because one host on a link can take any
   // number of addresses in its /64 (SLAAC, privacy addresses) and so be
-  // any number of "peers" otherwise.
+  // any number of "peers" otherwise. A link-local address by itself: every
+  // host on the link shares fe80::/64, so the /64 would make them one peer.
   constexpr IpAddress peer() const noexcept {
-    if (!v6_) return *this;
+    if (!v6_ || is_link_local_v6()) return *this;
     IpAddress p = *this;
     for (std::size_t i = 8; i < 16; ++i) p.bytes_[i] = 0;
     return p;

@@ -69,6 +69,9 @@ TEST(IpAddress, PeerIsTheAddressOrTheSlash64) {
   EXPECT_EQ(a.peer(), b.peer());
   EXPECT_NE(a.peer(), other.peer());
   EXPECT_EQ(text(a.peer()), "2001:db8:1:2::");
+  // Link-local: every host shares fe80::/64, so each address is its own peer.
+  EXPECT_NE(parse_ip("fe80::1")->peer(), parse_ip("fe80::2")->peer());
+  EXPECT_EQ(parse_ip("fe80::1")->peer(), *parse_ip("fe80::1"));
   EXPECT_EQ(IpAddress::v4(0x0A000202).peer(), IpAddress::v4(0x0A000202));
   EXPECT_NE(IpAddress::v4(0x0A000202).peer(), IpAddress::v4(0x0A000203).peer());
 }

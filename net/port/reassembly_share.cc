@@ -45,3 +45,9 @@ extern "C" int starling_ip4_reass_src_admit(u32_t pbufs, u32_t datagrams) {
   ++starling::net::g_refusals;
   return 0;
 }
+
+// IPv6 (patch 0010): the same share and counter; lwIP has already decided
+// who the peer is (a /64, or a link-local source's whole address).
+extern "C" int starling_ip6_reass_src_admit(u32_t pbufs, u32_t datagrams) {
+  return starling_ip4_reass_src_admit(pbufs, datagrams);
+}

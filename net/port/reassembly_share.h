@@ -4,10 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 
-// One peer's share of IPv4 reassembly (docs/hostile-peers.md): the pbufs and
-// datagrams one source address may hold waiting for their other fragments.
-// lwIP asks for every fragment (LWIP_HOOK_IP4_REASS_SRC_ADMIT, a Starling
-// patch: net/lwip/patches/0006-ip4-reassembly-per-source-share.patch); past
+// One peer's share of IP reassembly (docs/hostile-peers.md): the pbufs and
+// datagrams one source may hold waiting for their other fragments: an IPv4
+// address, or an IPv6 /64 (a link-local source by its whole address). lwIP
+// asks for every fragment (LWIP_HOOK_IP4_REASS_SRC_ADMIT and
+// LWIP_HOOK_IP6_REASS_SRC_ADMIT, Starling patches 0006 and 0010 in
+// net/lwip/patches; each family's reassembly has its own tables); past
 // the share the source's own oldest datagram is freed, or its fragment
 // dropped, and each such refusal is counted. Every other source's datagrams
 // stay. The defaults keep one peer below half of each of lwIP's two tables

@@ -28,6 +28,10 @@ u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
  * in `datagrams` datagrams waiting for reassembly (net/port/reassembly_share.h). */
 int starling_ip4_reass_src_admit(u32_t pbufs, u32_t datagrams);
 
+/* LWIP_HOOK_IP6_REASS_SRC_ADMIT (patch 0010): the same share for IPv6, a
+ * peer being a /64 (a link-local source: its whole address). */
+int starling_ip6_reass_src_admit(u32_t pbufs, u32_t datagrams);
+
 struct tcp_pcb;
 struct pbuf;
 struct netif;

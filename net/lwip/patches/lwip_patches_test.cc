@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <span>
 #include <vector>
@@ -65,6 +66,28 @@ pbuf* ref_pbuf(std::byte* data, std::size_t size) {
   pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(size), PBUF_REF);
   p->payload = data;
   return p;
+}
+
+// Datagrams a UDP port received, counted by a raw udp_pcb (both families).
+struct Received {
+  std::size_t datagrams = 0;
+  std::size_t bytes = 0;
+};
+
+udp_pcb* count_datagrams(std::uint16_t port, Received* received) {
+  udp_pcb* pcb = udp_new_ip_type(IPADDR_TYPE_ANY);
+  if (pcb == nullptr) return nullptr;
+  EXPECT_EQ(udp_bind(pcb, IP_ANY_TYPE, port), ERR_OK);
+  udp_recv(
+      pcb,
+      [](void* arg, udp_pcb*, pbuf* p, const ip_addr_t*, u16_t) {
+        auto* got = static_cast<Received*>(arg);
+        ++got->datagrams;
+        got->bytes += p->tot_len;
+        pbuf_free(p);
+      },
+      received);
+  return pcb;
 }
 
 class LwipPatchesTest : public ::testing::Test {
@@ -230,23 +253,10 @@ TEST_F(LwipPatchesTest, ReassemblySourceShareKeepsOtherSourcesDatagrams) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1302;
     constexpr std::uint32_t kOtherPeer = 0x0A000203;
-    struct Received {
-      std::size_t datagrams = 0;
-      std::size_t bytes = 0;
-    } received;
-    udp_pcb* pcb = udp_new();
+    Received received;
+    udp_pcb* pcb = count_datagrams(kPort, &received);
     EXPECT_NE(pcb, nullptr);
     if (pcb == nullptr) co_return {};
-    EXPECT_EQ(udp_bind(pcb, IP4_ADDR_ANY, kPort), ERR_OK);
-    udp_recv(
-        pcb,
-        [](void* arg, udp_pcb*, pbuf* p, const ip_addr_t*, u16_t) {
-          auto* got = static_cast<Received*>(arg);
-          ++got->datagrams;
-          got->bytes += p->tot_len;
-          pbuf_free(p);
-        },
-        &received);
     const std::uint64_t refusals = reassembly_peer_refusals();
     EXPECT_EQ(reassembly_peer_pbufs(), kDefaultReassemblyPeerPbufs);
     // The other peer's datagram: 1,600 bytes in two fragments, the first now.
@@ -410,6 +420,87 @@ TEST_F(LwipPatchesTest, Icmp6ErrorsAreRateLimited) {
     }
     EXPECT_GE(unreachables, 1u);  // errors are sent, just not one per datagram
     EXPECT_LE(unreachables, std::size_t{kIcmp6ErrorBurst} + 1);
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0010: one peer (a /64: 40 addresses of 2001:db8:1::/64) sends 40 first
+// fragments that never complete, after another peer (2001:db8:2::b) sent
+// the first half of its datagram. Unpatched, IP_REASS_FREE_OLDEST frees the
+// oldest datagram of any source, the other peer's, and its last fragment
+// completes nothing; with the share, the flooding peer only evicts its own.
+TEST_F(LwipPatchesTest, Ip6ReassemblySourceShareKeepsOtherPeersDatagrams) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1303;
+    struct netif* n = NetifTestRig::netif().lwip_netif();
+    ip6_addr_t global;
+    EXPECT_TRUE(ip6addr_aton("2001:db8:1::15", &global));
+    s8_t index = -1;
+    EXPECT_EQ(netif_add_ip6_address(n, &global, &index), ERR_OK);
+    netif_ip6_addr_set_state(n, index, IP6_ADDR_PREFERRED);
+    Received received;
+    udp_pcb* pcb = count_datagrams(kPort, &received);
+    EXPECT_NE(pcb, nullptr);
+    if (pcb == nullptr) co_return {};
+    // A UDP datagram of `size` bytes from `src` (its checksum over the IPv6
+    // pseudo-header), and one fragment of it as an IPv6 packet.
+    const auto datagram = [&](const char* src, std::size_t size) {
+      Bytes udp(size);
+      put16(udp, 0, 40000);
+      put16(udp, 2, kPort);
+      put16(udp, 4, static_cast<std::uint16_t>(size));
+      for (std::size_t i = 8; i < size; ++i) udp[i] = std::byte(i * 3);
+      ip6_addr_t s6;
+      EXPECT_TRUE(ip6addr_aton(src, &s6));
+      std::uint32_t sum = static_cast<std::uint32_t>(size) + 17;
+      for (int w = 0; w < 4; ++w) {
+        const std::uint32_t a = lwip_ntohl(s6.addr[w]);
+        const std::uint32_t b = lwip_ntohl(global.addr[w]);
+        sum += (a >> 16) + (a & 0xFFFF) + (b >> 16) + (b & 0xFFFF);
+      }
+      for (std::size_t i = 0; i < size; i += 2) {
+        sum += (std::to_integer<std::uint32_t>(udp[i]) << 8) |
+               (i + 1 < size ? std::to_integer<std::uint32_t>(udp[i + 1]) : 0);
+      }
+      while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+      put16(udp, 6, static_cast<std::uint16_t>(~sum));
+      return udp;
+    };
+    const auto fragment = [&](const char* src, std::uint32_t id, const Bytes& whole, std::size_t at,
+                              std::size_t len, bool more) {
+      Bytes ip(40 + 8 + len);
+      ip[0] = std::byte{0x60};
+      put16(ip, 4, static_cast<std::uint16_t>(8 + len));
+      ip[6] = std::byte{44};
+      ip[7] = std::byte{64};
+      ip6_addr_t s6;
+      EXPECT_TRUE(ip6addr_aton(src, &s6));
+      std::memcpy(ip.data() + 8, s6.addr, 16);
+      std::memcpy(ip.data() + 24, global.addr, 16);
+      ip[40] = std::byte{17};
+      put16(ip, 42, static_cast<std::uint16_t>(at | (more ? 1 : 0)));
+      put32(ip, 44, id);
+      std::memcpy(ip.data() + 48, whole.data() + at, len);
+      pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(ip.size()), PBUF_RAM);
+      std::memcpy(p->payload, ip.data(), ip.size());
+      (void)ip6_input(p, n);
+    };
+    const char* kOther = "2001:db8:2::b";
+    const Bytes other = datagram(kOther, 1600);
+    fragment(kOther, 7, other, 0, 1008, true);
+    char src[40];
+    for (int i = 0; i < 40; ++i) {
+      std::snprintf(src, sizeof src, "2001:db8:1::a:%x", i + 1);
+      const Bytes flood = datagram(src, 1024);
+      fragment(src, static_cast<std::uint32_t>(100 + i), flood, 0, 512, true);
+    }
+    fragment(kOther, 7, other, 1008, 1600 - 1008, false);
+    (void)co_await NetifTestRig::settle();
+    EXPECT_EQ(received.datagrams, 1u);
+    EXPECT_EQ(received.bytes, 1600u - 8);
+    udp_remove(pcb);
+    netif_ip6_addr_set_state(n, index, IP6_ADDR_INVALID);
     co_return {};
   }());
   EXPECT_TRUE(r.ok()) << error_name(r.error());
