@@ -5,7 +5,9 @@ Figures (docs/benchmarks.md, "The cost gate"):
   <leg>.busy_instructions_per_packet  guest instructions retired while busy per
       packet, under QEMU -icount shift=0, at one fixed low rate and packet
       count (bench/echo/bench.sh --cost): udp_echo (1472-byte datagrams),
-      tcp_echo (1460-byte records), reflector (1472-byte frames).
+      tcp_echo (1460-byte records), their IPv6 twins udp_echo6 (1452) and
+      tcp_echo6 (1440) to the guest's link-local address, reflector
+      (1472-byte frames).
   size.<image>.<section>  bytes of .text, .rodata, .data, .bss in each image's
       ELF (sections as the board's linker script names them).
 
@@ -131,7 +133,7 @@ def measure_instructions(args):
         for line in out.read().splitlines():
             key, _, value = line.partition("=")
             figures[key] = float(value)
-    for leg in ("udp_echo", "tcp_echo", "reflector"):
+    for leg in ("udp_echo", "tcp_echo", "udp_echo6", "tcp_echo6", "reflector"):
         if f"{leg}.busy_instructions_per_packet" not in figures:
             raise BudgetError(f"bench.sh --cost gave no figure for {leg}")
     return figures

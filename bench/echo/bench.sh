@@ -118,6 +118,9 @@ mkdir -p "$out"
 guest_ip=10.0.2.15
 tap_ip=10.0.2.2
 guest_mac=52:54:00:12:34:56  # QEMU's default for the first NIC
+# IPv6: the guest's link-local address is its MAC's EUI-64 (docs/ipv6.md).
+guest_ip6=fe80::5054:ff:fe12:3456
+tap_ip6=fe80::2
 prefix="sbe$$"
 namespaces=()
 pids=()
@@ -148,6 +151,10 @@ make_tap_ns() {
   # No ARP round (and no 1 s ARP retry) in boot-to-first-echo; the
   # reflector answers no ARP at all.
   ip -n "$ns" neigh replace "$guest_ip" lladdr "$guest_mac" dev tap0 nud permanent
+  # IPv6 (the cost gate's udp_echo6/tcp_echo6): a link-local address at
+  # once (no DAD wait), and the guest's known, as its IPv4 one is.
+  ip -n "$ns" -6 addr add "$tap_ip6/64" dev tap0 nodad
+  ip -n "$ns" -6 neigh replace "$guest_ip6" lladdr "$guest_mac" dev tap0 nud permanent
 }
 
 # Boots LAUNCHER (an image's :qemu) with its NIC on NS's tap0, extra QEMU
@@ -481,6 +488,12 @@ leg_cost() {
     "${icount_args[@]}" -- --util-port 0 || return 1
   gate_run udp_echo "$ns" --util-port 0 || return 1
   gate_run tcp_echo "$ns" --transport tcp --port 1236 --util-port 0 || return 1
+  # The same over IPv6, to the guest's link-local address: a 1452-byte
+  # datagram and a 1440-byte record fill one frame as IPv4's 1472 and 1460
+  # do (the IPv6 header is 20 bytes longer).
+  gate_run udp_echo6 "$ns" --target "$guest_ip6%tap0" --size 1452 --util-port 0 || return 1
+  gate_run tcp_echo6 "$ns" --target "$guest_ip6%tap0" --transport tcp --port 1236 --size 1440 \
+    --util-port 0 || return 1
   stop_pid "$guest_pid"
   local raw=(--transport raw --iface tap0 --dst-mac "$guest_mac" --src-ip "$tap_ip" --util-port 0)
   boot_and_probe reflector "$ns" "$reflector_launcher" STARLING_REFLECTOR_NETDEV \

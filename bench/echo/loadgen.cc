@@ -15,6 +15,7 @@
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -88,11 +89,31 @@ void grow_buffers(int fd) {
   }
 }
 
-sockaddr_in ipv4(const std::string& address, std::uint16_t port) {
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+// The target as a socket address: IPv4 dotted, or IPv6, a link-local one
+// with its interface (fe80::5054:ff:fe12:3456%tap0). Numeric only: nothing
+// is looked up.
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  int family = AF_UNSPEC;
+  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
+};
+
+std::optional<SocketAddress> resolve(const std::string& host, std::uint16_t port) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_family = AF_UNSPEC;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (getaddrinfo(host.c_str(), service.c_str(), &hints, &found) != 0 || found == nullptr) {
+    std::fprintf(stderr, "loadgen: '%s' is not an IPv4 or IPv6 address\n", host.c_str());
+    return std::nullopt;
+  }
+  SocketAddress a;
+  std::memcpy(&a.storage, found->ai_addr, found->ai_addrlen);
+  a.length = found->ai_addrlen;
+  a.family = found->ai_family;
+  freeaddrinfo(found);
   return a;
 }
 
@@ -200,13 +221,13 @@ class Link {
 class UdpTransport final : public Link {
  public:
   static std::unique_ptr<UdpTransport> open(const Options& o) {
+    const auto to = resolve(o.target, o.port);
+    if (!to) return nullptr;
     auto t = std::unique_ptr<UdpTransport>(
-        new UdpTransport(socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0), slot_bytes_for(o)));
+        new UdpTransport(socket(to->family, SOCK_DGRAM | SOCK_NONBLOCK, 0), slot_bytes_for(o)));
     if (t->fd_.get() < 0) return nullptr;
     grow_buffers(t->fd_.get());
-    const sockaddr_in to = ipv4(o.target, o.port);
-    if (connect(t->fd_.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0)
-      return nullptr;
+    if (connect(t->fd_.get(), to->get(), to->length) != 0) return nullptr;
     return t;
   }
   bool send(std::span<const std::byte> payload) override {
@@ -241,15 +262,15 @@ class UdpTransport final : public Link {
 class TcpTransport final : public Link {
  public:
   static std::unique_ptr<TcpTransport> open(const Options& o) {
+    const auto to = resolve(o.target, o.port);
+    if (!to) return nullptr;
     auto t =
-        std::unique_ptr<TcpTransport>(new TcpTransport(socket(AF_INET, SOCK_STREAM, 0), o.size));
+        std::unique_ptr<TcpTransport>(new TcpTransport(socket(to->family, SOCK_STREAM, 0), o.size));
     if (t->fd_.get() < 0) return nullptr;
     grow_buffers(t->fd_.get());
     const int one = 1;
     (void)setsockopt(t->fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    const sockaddr_in to = ipv4(o.target, o.port);
-    if (connect(t->fd_.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0)
-      return nullptr;
+    if (connect(t->fd_.get(), to->get(), to->length) != 0) return nullptr;
     fcntl(t->fd_.get(), F_SETFL, fcntl(t->fd_.get(), F_GETFL) | O_NONBLOCK);
     return t;
   }
@@ -445,17 +466,17 @@ std::optional<StatsLine> query_stats(const Options& o) {
 class UtilisationClient {
  public:
   static std::unique_ptr<UtilisationClient> connect_to(const Options& o) {
-    auto c =
-        std::unique_ptr<UtilisationClient>(new UtilisationClient(socket(AF_INET, SOCK_STREAM, 0)));
+    const auto to = resolve(o.target, o.util_port);
+    if (!to) return nullptr;
+    auto c = std::unique_ptr<UtilisationClient>(
+        new UtilisationClient(socket(to->family, SOCK_STREAM, 0)));
     if (c->fd_.get() < 0) return nullptr;
     const timeval tv{3, 0};
     setsockopt(c->fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(c->fd_.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     const int one = 1;
     (void)setsockopt(c->fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    const sockaddr_in to = ipv4(o.target, o.util_port);
-    if (connect(c->fd_.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0)
-      return nullptr;
+    if (connect(c->fd_.get(), to->get(), to->length) != 0) return nullptr;
     if (!c->expect("100")) return nullptr;
     if (!c->command("HELLO\n") || !c->expect("200")) return nullptr;
     if (!c->command("LOAD cpu_target_lukem\n") || !c->expect("200")) return nullptr;

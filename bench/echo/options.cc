@@ -1,5 +1,8 @@
 #include "bench/echo/options.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -14,7 +17,8 @@ Prints the CSV header and one row per rate on stdout; notes on stderr.
   loadgen --target IP --rates R1,R2,... [options]
   loadgen --target IP --probe-first-echo --since-realtime-ns T [options]
 
-  --target IP            echo server's IPv4 address (required)
+  --target IP            echo server's address (required): IPv4, or IPv6
+                         (fe80::...%IFACE for a link-local one)
   --port N               its UDP/TCP echo port (default 1235; TCP echo is 1236)
   --transport T          udp (default), tcp (one connection, 1460-byte records)
                          or raw (Ethernet frames on --iface: for a layer-2
@@ -76,6 +80,16 @@ bool valid_ipv4(std::string_view text) {
     text.remove_prefix(dot + 1);
   }
   return parts == 4;
+}
+
+// An IPv6 address, with an interface after '%' for a link-local one
+// (fe80::5054:ff:fe12:3456%tap0).
+bool valid_ipv6(std::string_view text) {
+  const auto percent = text.find('%');
+  const std::string address(text.substr(0, percent));
+  if (percent != std::string_view::npos && percent + 1 == text.size()) return false;
+  in6_addr parsed{};
+  return inet_pton(AF_INET6, address.c_str(), &parsed) == 1;
 }
 
 bool valid_mac(std::string_view text) {
@@ -182,7 +196,9 @@ ParsedOptions parse_options(std::span<const std::string_view> args) {
       return fail(name + ": " + what + ", got '" + std::string(value) + "'");
     };
     if (flag == "--target") {
-      if (!valid_ipv4(value)) return bad("expected an IPv4 address");
+      if (!valid_ipv4(value) && !valid_ipv6(value)) {
+        return bad("expected an IPv4 or IPv6 address (fe80::1%tap0 for a link-local one)");
+      }
       o.target = value;
     } else if (flag == "--port" || flag == "--util-port" || flag == "--stats-port") {
       auto v = parse_number<unsigned>(value);
@@ -271,6 +287,9 @@ ParsedOptions parse_options(std::span<const std::string_view> args) {
   if (o.transport == Transport::kRaw &&
       (o.iface.empty() || o.dst_mac.empty() || o.src_ip.empty())) {
     return fail("--transport raw needs --iface, --dst-mac and --src-ip");
+  }
+  if (o.transport == Transport::kRaw && !valid_ipv4(o.target)) {
+    return fail("--transport raw builds IPv4 frames: --target must be an IPv4 address");
   }
   if (o.transport != Transport::kRaw &&
       (!o.iface.empty() || !o.dst_mac.empty() || !o.src_ip.empty())) {

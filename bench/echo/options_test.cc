@@ -103,4 +103,20 @@ TEST(Options, HelpNeedsNothingElse) {
 }
 
 }  // namespace
+
+TEST(Options, Ipv6Targets) {
+  auto ll = parse({"--target", "fe80::5054:ff:fe12:3456%tap0", "--rates", "1M"});
+  ASSERT_TRUE(ll.options) << ll.error;
+  EXPECT_EQ(ll.options->target, "fe80::5054:ff:fe12:3456%tap0");
+  auto global = parse({"--target", "2001:db8::15", "--rates", "1M", "--transport", "tcp"});
+  EXPECT_TRUE(global.options) << global.error;
+  for (const char* bad : {"fe80::1%", "2001:db8:::1", "10.0.2", "host.example"}) {
+    EXPECT_FALSE(parse({"--target", bad, "--rates", "1M"}).options) << bad;
+  }
+  auto raw = parse({"--target", "fe80::1%tap0", "--rates", "1M", "--transport", "raw", "--iface",
+                    "tap0", "--dst-mac", "52:54:00:12:34:56", "--src-ip", "10.0.2.2"});
+  EXPECT_FALSE(raw.options);
+  EXPECT_NE(raw.error.find("IPv4"), std::string::npos) << raw.error;
+}
+
 }  // namespace starling::bench
