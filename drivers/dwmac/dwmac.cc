@@ -489,6 +489,36 @@ void Dwmac::fill_tx(std::span<const hal::TxFragment> fragments, std::uint32_t by
   post_tx(buffer, bytes);
 }
 
+namespace {
+
+// The hash filter's bin for a group address (docs/hardware/dwmac.md §2.1):
+// bitrev32(CRC-32 of the 6 bytes) >> 26, CRC-32 being IEEE 802.3's
+// (reflected 0xEDB88320, initial and final inversion).
+unsigned multicast_hash_bin(const hal::MacAddress& mac) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::uint8_t byte : mac.bytes) {
+    crc ^= byte;
+    for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ ((crc & 1u) != 0 ? 0xEDB88320u : 0u);
+  }
+  crc = ~crc;
+  std::uint32_t reversed = 0;
+  for (int b = 0; b < 32; ++b) reversed |= ((crc >> b) & 1u) << (31 - b);
+  return reversed >> 26;
+}
+
+}  // namespace
+
+void Dwmac::set_multicast_groups(std::span<const hal::MacAddress> groups) {
+  std::uint32_t table[2] = {0, 0};
+  for (const hal::MacAddress& mac : groups) {
+    const unsigned bin = multicast_hash_bin(mac);
+    table[bin / 32] |= 1u << (bin % 32);
+  }
+  regs_.write(kMacHashTableReg0, table[0]);
+  regs_.write(kMacHashTableReg1, table[1]);
+  regs_.write(kMacPacketFilter, packet_filter::kHmc);
+}
+
 // CIC for one frame: everything (11), except for an IPv4 fragment, whose
 // header alone gets a checksum (01): its UDP checksum, if any, lwIP
 // computed over the whole datagram before fragmenting it, or left 0 ("no

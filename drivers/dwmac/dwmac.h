@@ -209,6 +209,11 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
             .tcp = tx_checksum_,
             .icmp = tx_checksum_};
   }
+  // The hash filter instead of "pass all multicast": each group's bin (the
+  // upper 6 bits of the bit-reversed CRC-32 of the address, as Linux's
+  // stmmac computes it) set in the 64-bin table, PACKET_FILTER.HMC on and
+  // PM off. Other groups sharing a bin still pass (the netif drops them).
+  void set_multicast_groups(std::span<const hal::MacAddress> groups);
   hal::MacAddress mac() const { return mac_; }
   // Up only with the PHY's link up and the MAC out of its reset.
   hal::LinkState link() const {

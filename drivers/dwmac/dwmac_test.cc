@@ -190,6 +190,23 @@ TEST_F(DwmacTest, InitProgramsTheRegisters) {
   EXPECT_EQ(model_->counters().unknown_register_accesses, 0u);
 }
 
+// The joined groups into the 64-bin hash table (bins worked out with
+// Python's zlib.crc32, as Linux's bitrev32(~crc32_le(~0, addr, 6)) >> 26:
+// all-nodes 33:33:00:00:00:01 -> 1, 33:33:ff:12:34:56 -> 61), HMC instead of
+// PM; a new set replaces the old.
+TEST_F(DwmacTest, MulticastGroupsProgramTheHashFilter) {
+  ASSERT_TRUE(start(jh7110(), kYt8531RxDelay).ok());
+  using namespace reg;
+  const hal::MacAddress groups[] = {{{0x33, 0x33, 0x00, 0x00, 0x00, 0x01}},
+                                    {{0x33, 0x33, 0xFF, 0x12, 0x34, 0x56}}};
+  driver_.set_multicast_groups(groups);
+  EXPECT_EQ(reg(kMacHashTableReg0), 1u << 1);
+  EXPECT_EQ(reg(kMacHashTableReg1), 1u << (61 - 32));
+  EXPECT_EQ(reg(kMacPacketFilter), packet_filter::kHmc);
+  driver_.set_multicast_groups(std::span<const hal::MacAddress>(groups, 1));
+  EXPECT_EQ(reg(kMacHashTableReg1), 0u);
+}
+
 TEST_F(DwmacTest, SeedBurstSettingsAnd510aCore) {
   DwmacModel::Options options = jh7110();
   options.version = 0x0000'4151;  // a true 5.10a: no DCHE

@@ -34,9 +34,14 @@ inline constexpr std::uint32_t kSpeedMask = kPs | kFes | kDm;
 
 inline constexpr std::uint32_t kMacPacketFilter = 0x008;
 namespace packet_filter {
-inline constexpr std::uint32_t kPr = bit(0);  // promiscuous
-inline constexpr std::uint32_t kPm = bit(4);  // pass all multicast
+inline constexpr std::uint32_t kPr = bit(0);   // promiscuous
+inline constexpr std::uint32_t kHmc = bit(2);  // multicast through the hash filter
+inline constexpr std::uint32_t kPm = bit(4);   // pass all multicast
 }  // namespace packet_filter
+// The multicast hash filter's 64 bins (HW_FEATURE1 HASHTBLSZ = 1 on the
+// JH7110, `snps,multicast-filter-bins = <64>`): bins 0-31, then 32-63.
+inline constexpr std::uint32_t kMacHashTableReg0 = 0x010;
+inline constexpr std::uint32_t kMacHashTableReg1 = 0x014;
 inline constexpr std::uint32_t kMacQ0TxFlowCtrl = 0x070;
 inline constexpr std::uint32_t kMacRxFlowCtrl = 0x090;
 inline constexpr std::uint32_t kMacRxqCtrl0 = 0x0A0;

@@ -101,6 +101,9 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
     const bool on = tx_checksum_ && (features_ & kFeatureCsum) != 0;
     return {.udp = on, .tcp = on};
   }
+  // No control queue is negotiated, so the device delivers every multicast
+  // frame (QEMU's default); the netif's filter drops the groups not joined.
+  void set_multicast_groups(std::span<const hal::MacAddress> /*groups*/) {}
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_; }
   const hal::NicStats& stats() const { return stats_; }

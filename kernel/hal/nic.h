@@ -144,7 +144,8 @@ template <typename N>
 concept Nic =
     requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
              std::span<const RxHandle> handles, std::span<const std::span<const std::byte>> tx,
-             std::span<const TxFragment> fragments, std::span<const RxFrame> in_place) {
+             std::span<const TxFragment> fragments, std::span<const RxFrame> in_place,
+             std::span<const MacAddress> groups) {
       // Up to rx.size() received frames, fills rx front to back; never waits.
       { nic.receive(rx) } -> std::same_as<std::size_t>;
       // Gives buffers back to the device. kInvalidArgument (counted as nothing
@@ -176,6 +177,13 @@ concept Nic =
       // never calls it), a DWMAC still re-inserts every checksum over what
       // the fields hold (CIC = 11 on every frame), as it always has.
       { nic.enable_tx_checksum_offload() } -> std::same_as<TxChecksumOffload>;
+      // The Ethernet group addresses the stack has joined (IPv6's all-nodes
+      // and solicited-node groups), replacing the last set. A NIC with a
+      // multicast filter then receives those groups (and broadcast) and may
+      // drop other group frames; one without receives them all, and the
+      // netif's own filter drops what was not joined. Until called, a NIC
+      // receives every multicast frame.
+      { nic.set_multicast_groups(groups) } -> std::same_as<void>;
       { cnic.mac() } -> std::same_as<MacAddress>;
       { cnic.link() } -> std::same_as<LinkState>;
       { cnic.stats() } -> std::same_as<const NicStats&>;

@@ -136,6 +136,9 @@ class FakeNic {
     return count;
   }
   hal::TxChecksumOffload enable_tx_checksum_offload() { return tx_offload; }
+  void set_multicast_groups(std::span<const hal::MacAddress> groups) {
+    multicast_groups.assign(groups.begin(), groups.end());
+  }
   hal::MacAddress mac() const { return hal::MacAddress{{0x52, 0x54, 0x00, 0x12, 0x34, 0x56}}; }
   hal::LinkState link() const { return link_state; }
   const hal::NicStats& stats() const { return stats_; }
@@ -159,7 +162,8 @@ class FakeNic {
   std::uint64_t gathers = 0;
   std::uint64_t bytes_copied = 0;  // by transmit_gather(): the driver's one copy
   bool busy = false;
-  hal::TxChecksumOffload tx_offload;  // what the "device" says it computes on TX
+  hal::TxChecksumOffload tx_offload;              // what the "device" says it computes on TX
+  std::vector<hal::MacAddress> multicast_groups;  // the last set_multicast_groups()
   hal::LinkState link_state = hal::LinkState::kUp;
   std::uint64_t releases = 0;
   std::uint64_t bad_releases = 0;

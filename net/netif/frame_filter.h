@@ -82,6 +82,7 @@ class JoinedGroups {
     }
   }
   constexpr std::size_t size() const noexcept { return count_; }
+  constexpr std::span<const Mac> macs() const noexcept { return {macs_.data(), count_}; }
 
  private:
   std::array<Mac, kMax> macs_{};

@@ -1,6 +1,7 @@
 #ifndef STARLING_NET_NETIF_NETIF_H_
 #define STARLING_NET_NETIF_NETIF_H_
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -267,7 +268,22 @@ class Netif {
 
   static err_t mld_mac_filter(struct netif* n, const ip6_addr_t* group,
                               enum netif_mac_filter_action action) noexcept {
-    return update_joined_groups(self(n).joined_, group, action);
+    Netif& me = self(n);
+    const err_t err = update_joined_groups(me.joined_, group, action);
+    me.program_multicast_groups();
+    return err;
+  }
+
+  // The joined groups to the NIC's own filter (the DWMAC's hash table;
+  // virtio-net has none): the frame filter still drops what a coarse
+  // hardware filter lets through.
+  void program_multicast_groups() noexcept {
+    std::array<hal::MacAddress, JoinedGroups::kMax> groups{};
+    std::size_t n = 0;
+    for (const JoinedGroups::Mac& mac : joined_.macs()) {
+      std::copy(mac.begin(), mac.end(), groups[n++].bytes.begin());
+    }
+    nic_->set_multicast_groups(std::span<const hal::MacAddress>(groups.data(), n));
   }
 
   static err_t init_function(struct netif* n) noexcept {
@@ -284,6 +300,7 @@ class Netif {
     n->linkoutput = &link_output;
     // The groups IPv6 joins pass the frame filter; all-nodes from the start.
     (void)me.joined_.add(all_nodes_mac());
+    me.program_multicast_groups();
     netif_set_mld_mac_filter(n, &mld_mac_filter);
     // What the NIC computes on transmit, lwIP leaves out; it checks
     // everything it receives unless input() says otherwise.

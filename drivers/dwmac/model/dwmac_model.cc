@@ -15,6 +15,10 @@ namespace reg {
 constexpr std::uint32_t kMacConfiguration = 0x000;
 constexpr std::uint32_t kMacExtConfiguration = 0x004;
 constexpr std::uint32_t kMacPacketFilter = 0x008;
+// docs/hardware/dwmac.md §2.1: the multicast hash filter's 64 bins (HW_FEATURE1
+// HASHTBLSZ = 1 on the JH7110), bins 0-31 in REG0, 32-63 in REG1.
+constexpr std::uint32_t kMacHashTableReg0 = 0x010;
+constexpr std::uint32_t kMacHashTableReg1 = 0x014;
 constexpr std::uint32_t kMacQ0TxFlowCtrl = 0x070;
 constexpr std::uint32_t kMacRxFlowCtrl = 0x090;
 constexpr std::uint32_t kMacRxqCtrl0 = 0x0A0;
@@ -94,6 +98,7 @@ constexpr std::uint32_t kMacCst = bit(21);
 constexpr std::uint32_t kMacIpc = bit(27);
 // docs/hardware/dwmac.md §2.1 MAC_PACKET_FILTER.
 constexpr std::uint32_t kFilterPr = bit(0);
+constexpr std::uint32_t kFilterHmc = bit(2);
 constexpr std::uint32_t kFilterPm = bit(4);
 constexpr std::uint32_t kFilterDbf = bit(5);
 constexpr std::uint32_t kFilterRa = bit(31);
@@ -296,6 +301,21 @@ L3 locate_l3(std::span<const std::byte> frame) {
 }
 
 // Offset of the checksum field inside the transport header, or 0 if none.
+// The hash filter's bin for a destination address: the IEEE 802.3 CRC-32
+// (reflected, polynomial 0xEDB88320, initial and final inversion), bit
+// reversed, its upper 6 bits (64 bins).
+unsigned multicast_hash_bin(std::span<const std::byte> mac) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::size_t i = 0; i < 6; ++i) {
+    crc ^= static_cast<std::uint8_t>(mac[i]);
+    for (int b = 0; b < 8; ++b) crc = (crc >> 1) ^ ((crc & 1u) != 0 ? 0xEDB88320u : 0u);
+  }
+  crc = ~crc;
+  std::uint32_t reversed = 0;
+  for (int b = 0; b < 32; ++b) reversed |= ((crc >> b) & 1u) << (31 - b);
+  return reversed >> 26;
+}
+
 std::size_t l4_checksum_offset(std::uint8_t protocol) {
   switch (protocol) {
     case 6:
@@ -358,6 +378,8 @@ void DwmacModel::reset_all() {
   for (std::uint32_t offset : {reg::kMacConfiguration,
                                reg::kMacExtConfiguration,
                                reg::kMacPacketFilter,
+                               reg::kMacHashTableReg0,
+                               reg::kMacHashTableReg1,
                                reg::kMacQ0TxFlowCtrl,
                                reg::kMacRxFlowCtrl,
                                reg::kMacRxqCtrl0,
@@ -1122,8 +1144,18 @@ bool DwmacModel::accepts(std::span<const std::byte> frame) const {
   const auto dst = frame.first(6);
   if (std::all_of(dst.begin(), dst.end(), [](std::byte b) { return b == std::byte{0xFF}; }))
     return (filter & kFilterDbf) == 0;
-  // Multicast: only "pass all multicast" is modelled, not the hash filter (HMC).
-  if ((static_cast<unsigned>(dst[0]) & 1u) != 0) return (filter & kFilterPm) != 0;
+  // Multicast: PM passes all; HMC passes a group whose bin is set in the
+  // hash table (docs/hardware/dwmac.md §2.1: the upper 6 bits of the
+  // bit-reversed CRC-32 of the destination address, as Linux's stmmac
+  // computes it); neither drops it.
+  if ((static_cast<unsigned>(dst[0]) & 1u) != 0) {
+    if ((filter & kFilterPm) != 0) return true;
+    if ((filter & kFilterHmc) == 0) return false;
+    const unsigned bin = multicast_hash_bin(dst);
+    const std::uint32_t table =
+        regs_.at(bin < 32 ? reg::kMacHashTableReg0 : reg::kMacHashTableReg1);
+    return ((table >> (bin % 32)) & 1u) != 0;
+  }
   const std::uint32_t low = regs_.at(reg::kMacAddress0Low);
   const std::uint32_t high = regs_.at(reg::kMacAddress0High);
   // docs/hardware/dwmac.md §2.1: LOW holds addr[0] in 7:0 .. addr[3] in 31:24, HIGH addr[4] |

@@ -264,6 +264,31 @@ TEST(DwmacRx, DestinationFilter) {
   EXPECT_EQ(rig.mac().receive_from_wire(frame_to_us(60)), Outcome::kDroppedFiltered);
 }
 
+// docs/hardware/dwmac.md §2.1 MAC_PACKET_FILTER "2 HMC" and MAC_HASH_TABLE_REG0/1:
+// a group passes when its bin is set. Bins as Linux's stmmac computes them
+// (bitrev32(~crc32_le(~0, addr, 6)) >> 26), worked out independently with
+// Python's zlib.crc32: 33:33:00:00:00:01 -> 1, 33:33:00:00:00:18 -> 1,
+// 33:33:ff:12:34:56 -> 61, 33:33:00:00:00:fb -> 17.
+TEST(DwmacRx, MulticastHashFilter) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  arm(rig, 8);
+  const auto all_nodes = testing::bytes({0x33, 0x33, 0x00, 0x00, 0x00, 0x01});
+  const auto same_bin = testing::bytes({0x33, 0x33, 0x00, 0x00, 0x00, 0x18});
+  const auto solicited = testing::bytes({0x33, 0x33, 0xFF, 0x12, 0x34, 0x56});
+  const auto mdns = testing::bytes({0x33, 0x33, 0x00, 0x00, 0x00, 0xFB});
+  rig.write(facts::kMacHashTableReg0, 1u << 1);
+  rig.write(facts::kMacHashTableReg1, 1u << (61 - 32));
+  rig.write(facts::kMacPacketFilter, facts::kHmc);
+  EXPECT_EQ(rig.mac().receive_from_wire(frame_to(all_nodes, 60)), Outcome::kDelivered);
+  EXPECT_EQ(rig.mac().receive_from_wire(frame_to(same_bin, 60)), Outcome::kDelivered);
+  EXPECT_EQ(rig.mac().receive_from_wire(frame_to(solicited, 60)), Outcome::kDelivered);
+  EXPECT_EQ(rig.mac().receive_from_wire(frame_to(mdns, 60)), Outcome::kDroppedFiltered);
+  // Without HMC (and without PM) no group passes, whatever the table holds.
+  rig.write(facts::kMacPacketFilter, 0);
+  EXPECT_EQ(rig.mac().receive_from_wire(frame_to(all_nodes, 60)), Outcome::kDroppedFiltered);
+}
+
 // docs/hardware/dwmac.md §5.5 RDES3 "15 ES ... 24 CE CRC; 20 RE; 21 OE; 23 GP"; "ES = OR of ...
 // (R)"; docs/hardware/dwmac.md §3.1 MTL_RXQ0_OPERATION_MODE "4 FEP fwd error pkts".
 TEST(DwmacRx, ErrorFramesDroppedUnlessFepThenFlagged) {

@@ -22,6 +22,8 @@ namespace facts {
 // docs/hardware/dwmac.md §2.
 constexpr std::uint32_t kMacConfiguration = 0x000;
 constexpr std::uint32_t kMacPacketFilter = 0x008;
+constexpr std::uint32_t kMacHashTableReg0 = 0x010;
+constexpr std::uint32_t kMacHashTableReg1 = 0x014;
 constexpr std::uint32_t kMacRxqCtrl0 = 0x0A0;
 constexpr std::uint32_t kMacPhyif = 0x0F8;
 constexpr std::uint32_t kMacVersion = 0x110;
@@ -93,6 +95,7 @@ constexpr std::uint32_t kCst = 1u << 21;
 constexpr std::uint32_t kIpc = 1u << 27;
 // PACKET_FILTER (docs/hardware/dwmac.md §2.1).
 constexpr std::uint32_t kPr = 1u << 0;
+constexpr std::uint32_t kHmc = 1u << 2;
 constexpr std::uint32_t kPm = 1u << 4;
 constexpr std::uint32_t kDbf = 1u << 5;
 // MTL (docs/hardware/dwmac.md §3).
