@@ -108,11 +108,10 @@ std::vector<std::byte> ipv6_frame(std::uint8_t next, std::span<const std::byte> 
 // A receiver's check over IPv6 (RFC 8200 section 8.1): the upper-layer
 // bytes with the pseudo-header sum to 0xFFFF.
 std::uint16_t ipv6_receiver_sum(std::span<const std::byte> frame, std::uint8_t next) {
-  std::uint32_t pseudo = 0;
-  for (std::size_t i = 22; i < 54; i += 2) pseudo += tf::get16(frame, i);
   const auto l4 = frame.subspan(54);
-  pseudo += next + static_cast<std::uint32_t>(l4.size());
-  return tf::ones_complement_sum(l4, pseudo);
+  return tf::ones_complement_sum(
+      l4, tf::ipv6_pseudo_header_sum(frame.subspan<22, 16>(), frame.subspan<38, 16>(), next,
+                                     l4.size()));
 }
 
 TEST(PartialChecksum, Ipv6UdpAndTcpOverThePseudoHeader) {

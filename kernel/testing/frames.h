@@ -64,6 +64,17 @@ inline std::uint32_t pseudo_header_sum(std::uint32_t src, std::uint32_t dst, std
          static_cast<std::uint32_t>(l4_bytes);
 }
 
+// The IPv6 pseudo-header (RFC 8200 section 8.1) that UDP, TCP and ICMPv6
+// checksums cover, not yet folded: both addresses (network order), the
+// upper-layer length and the next header.
+inline std::uint32_t ipv6_pseudo_header_sum(std::span<const std::byte, 16> src,
+                                            std::span<const std::byte, 16> dst, std::uint8_t next,
+                                            std::size_t upper_bytes) {
+  std::uint32_t sum = next + static_cast<std::uint32_t>(upper_bytes);
+  for (std::size_t i = 0; i < 16; i += 2) sum += get16(src, i) + get16(dst, i);
+  return sum;
+}
+
 struct Ethernet {
   Mac dst{};
   Mac src{};

@@ -193,20 +193,30 @@ def still_open(s):
         return False
 
 
+def echoed_back(s, data):
+    """Sends `data` on the connected TCP socket `s` and reads as many bytes
+    back; True when they are `data` (False on a close, reset or timeout)."""
+    try:
+        s.sendall(data)
+        got = b""
+        while len(got) < len(data):
+            chunk = s.recv(len(data) - len(got))
+            if not chunk:
+                break
+            got += chunk
+    except OSError as e:
+        print(f"echo: {e}")
+        return False
+    return got == data
+
+
 def tcp_echo_from(source, destination, size=1024):
     """One TCP echo of `size` bytes from `source` to `destination`; True
     when every byte came back."""
     data = bytes((i * 31 + size) & 0xFF for i in range(size))
     try:
         with connect_from(source, destination) as s:
-            s.sendall(data)
-            got = b""
-            while len(got) < size:
-                chunk = s.recv(size - len(got))
-                if not chunk:
-                    break
-                got += chunk
-            return got == data
+            return echoed_back(s, data)
     except OSError:
         return False
 

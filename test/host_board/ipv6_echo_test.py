@@ -70,29 +70,18 @@ def udp6(address, payload, source=None, tries=5):
 
 def tcp6(address, size, source=None):
     """TCP echo of `size` bytes over IPv6; True when every byte came back."""
+    data = bytes((i * 13 + i // 256) & 0xFF for i in range(size))
+    sid = scope_id() if address.startswith("fe80") else 0
     try:
-        return _tcp6(address, size, source)
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
+            s.settimeout(5.0)
+            if source:
+                s.bind((source, 0, 0, 0))
+            s.connect((address, 1236, 0, sid))
+            return host_process.echoed_back(s, data)
     except OSError as e:
         print(f"tcp6 {address}: {e}")
         return False
-
-
-def _tcp6(address, size, source):
-    data = bytes((i * 13 + i // 256) & 0xFF for i in range(size))
-    sid = scope_id() if address.startswith("fe80") else 0
-    with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as s:
-        s.settimeout(5.0)
-        if source:
-            s.bind((source, 0, 0, 0))
-        s.connect((address, 1236, 0, sid))
-        s.sendall(data)
-        got = b""
-        while len(got) < size:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            got += chunk
-    return got == data
 
 
 def ping6(address, tries=3):

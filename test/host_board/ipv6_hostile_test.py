@@ -98,19 +98,7 @@ class KeptConnection:
 
     def passes(self, size=4096):
         self.round += 1
-        data = bytes((i * 7 + self.round) & 0xFF for i in range(size))
-        try:
-            self.s.sendall(data)
-            got = b""
-            while len(got) < size:
-                chunk = self.s.recv(size - len(got))
-                if not chunk:
-                    break
-                got += chunk
-        except OSError as e:
-            print(f"kept connection: {e}")
-            return False
-        return got == data
+        return host_process.echoed_back(self.s, bytes((i * 7 + self.round) & 0xFF for i in range(size)))
 
 
 def scapy_attacks(guest_ll, guest_mac, linux_mac):

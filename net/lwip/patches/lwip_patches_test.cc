@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "kernel/async/timeout.h"
@@ -294,34 +295,44 @@ TEST_F(LwipPatchesTest, ReassemblySourceShareKeepsOtherSourcesDatagrams) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
-// An IPv6 packet from fe80::99 to `dst` (hop limit 255, as ND requires):
-// the fixed header and `upper` (next header `next`), with an ICMPv6
-// or UDP checksum when `next` is 58 or 17 (its field zero in `upper`).
-Bytes ipv6_packet(const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
+// An lwIP IPv6 address's 16 bytes, network order.
+std::span<const std::byte, 16> address_bytes(const ip6_addr_t& a) {
+  return std::span<const std::byte, 16>(reinterpret_cast<const std::byte*>(a.addr), 16);
+}
+
+// An IPv6 packet from `src` to `dst` (hop limit 255, as ND requires): the
+// fixed header and `upper` (next header `next`), with an ICMPv6 or UDP
+// checksum when `next` is 58 or 17 (its field zero in `upper`).
+Bytes ipv6_packet(const ip6_addr_t& src, const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
+  if (next == 58 || next == 17) {
+    put16(upper, next == 58 ? 2 : 6,
+          test_frames::internet_checksum(
+              upper, test_frames::ipv6_pseudo_header_sum(address_bytes(src), address_bytes(dst),
+                                                         next, upper.size())));
+  }
   Bytes ip(40 + upper.size());
   ip[0] = std::byte{0x60};
   put16(ip, 4, static_cast<std::uint16_t>(upper.size()));
   ip[6] = std::byte{next};
   ip[7] = std::byte{255};
-  ip[8] = std::byte{0xFE};
-  ip[9] = std::byte{0x80};
-  ip[23] = std::byte{0x99};
+  std::memcpy(ip.data() + 8, src.addr, 16);
   std::memcpy(ip.data() + 24, dst.addr, 16);
-  if (next == 58 || next == 17) {
-    const std::size_t field = next == 58 ? 2 : 6;
-    std::uint32_t sum = static_cast<std::uint32_t>(upper.size()) + next;
-    for (std::size_t i = 8; i < 40; i += 2) sum += get16(ip, i);
-    for (std::size_t i = 0; i < upper.size(); i += 2) {
-      sum += (std::to_integer<std::uint32_t>(upper[i]) << 8) |
-             (i + 1 < upper.size() ? std::to_integer<std::uint32_t>(upper[i + 1]) : 0);
-    }
-    while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-    const auto check = static_cast<std::uint16_t>(~sum);
-    upper[field] = std::byte(check >> 8);
-    upper[field + 1] = std::byte(check & 0xFF);
-  }
   std::memcpy(ip.data() + 40, upper.data(), upper.size());
   return ip;
+}
+
+// The same from fe80::99, a neighbour on the link.
+Bytes ipv6_packet(const ip6_addr_t& dst, std::uint8_t next, Bytes upper) {
+  ip6_addr_t neighbour;
+  EXPECT_TRUE(ip6addr_aton("fe80::99", &neighbour));
+  return ipv6_packet(neighbour, dst, next, std::move(upper));
+}
+
+// `packet` into lwIP's IPv6 input, as a PBUF_RAM copy.
+void input_ipv6(const Bytes& packet) {
+  pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(packet.size()), PBUF_RAM);
+  std::memcpy(p->payload, packet.data(), packet.size());
+  (void)ip6_input(p, NetifTestRig::netif().lwip_netif());
 }
 
 // The netif's link-local address, made usable at once (no DAD wait).
@@ -395,10 +406,7 @@ TEST_F(LwipPatchesTest, Icmp6ErrorsAreRateLimited) {
     ns[24] = std::byte{1};  // source link-layer address, 8 bytes
     ns[25] = std::byte{1};
     std::memcpy(ns.data() + 26, kPeerMac.data(), 6);
-    const Bytes solicitation = ipv6_packet(ours, 58, ns);
-    pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(solicitation.size()), PBUF_RAM);
-    std::memcpy(p->payload, solicitation.data(), solicitation.size());
-    (void)ip6_input(p, NetifTestRig::netif().lwip_netif());
+    input_ipv6(ipv6_packet(ours, 58, ns));
     (void)co_await NetifTestRig::settle();
     reset_icmp6_rate_for_testing(hal::now_ns());
     NetifTestRig::nic().sent.clear();
@@ -407,10 +415,7 @@ TEST_F(LwipPatchesTest, Icmp6ErrorsAreRateLimited) {
       put16(udp, 0, 40000);
       put16(udp, 2, 9);  // nothing listens
       put16(udp, 4, 12);
-      const Bytes datagram = ipv6_packet(ours, 17, udp);
-      pbuf* q = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(datagram.size()), PBUF_RAM);
-      std::memcpy(q->payload, datagram.data(), datagram.size());
-      (void)ip6_input(q, NetifTestRig::netif().lwip_netif());
+      input_ipv6(ipv6_packet(ours, 17, udp));
     }
     (void)co_await NetifTestRig::settle();
     std::size_t unreachables = 0;
@@ -445,46 +450,31 @@ TEST_F(LwipPatchesTest, Ip6ReassemblySourceShareKeepsOtherPeersDatagrams) {
     if (pcb == nullptr) co_return {};
     // A UDP datagram of `size` bytes from `src` (its checksum over the IPv6
     // pseudo-header), and one fragment of it as an IPv6 packet.
+    const auto address = [](const char* text) {
+      ip6_addr_t a;
+      EXPECT_TRUE(ip6addr_aton(text, &a));
+      return a;
+    };
     const auto datagram = [&](const char* src, std::size_t size) {
       Bytes udp(size);
       put16(udp, 0, 40000);
       put16(udp, 2, kPort);
       put16(udp, 4, static_cast<std::uint16_t>(size));
       for (std::size_t i = 8; i < size; ++i) udp[i] = std::byte(i * 3);
-      ip6_addr_t s6;
-      EXPECT_TRUE(ip6addr_aton(src, &s6));
-      std::uint32_t sum = static_cast<std::uint32_t>(size) + 17;
-      for (int w = 0; w < 4; ++w) {
-        const std::uint32_t a = lwip_ntohl(s6.addr[w]);
-        const std::uint32_t b = lwip_ntohl(global.addr[w]);
-        sum += (a >> 16) + (a & 0xFFFF) + (b >> 16) + (b & 0xFFFF);
-      }
-      for (std::size_t i = 0; i < size; i += 2) {
-        sum += (std::to_integer<std::uint32_t>(udp[i]) << 8) |
-               (i + 1 < size ? std::to_integer<std::uint32_t>(udp[i + 1]) : 0);
-      }
-      while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-      put16(udp, 6, static_cast<std::uint16_t>(~sum));
+      put16(udp, 6,
+            test_frames::internet_checksum(
+                udp, test_frames::ipv6_pseudo_header_sum(address_bytes(address(src)),
+                                                         address_bytes(global), 17, size)));
       return udp;
     };
     const auto fragment = [&](const char* src, std::uint32_t id, const Bytes& whole, std::size_t at,
                               std::size_t len, bool more) {
-      Bytes ip(40 + 8 + len);
-      ip[0] = std::byte{0x60};
-      put16(ip, 4, static_cast<std::uint16_t>(8 + len));
-      ip[6] = std::byte{44};
-      ip[7] = std::byte{64};
-      ip6_addr_t s6;
-      EXPECT_TRUE(ip6addr_aton(src, &s6));
-      std::memcpy(ip.data() + 8, s6.addr, 16);
-      std::memcpy(ip.data() + 24, global.addr, 16);
-      ip[40] = std::byte{17};
-      put16(ip, 42, static_cast<std::uint16_t>(at | (more ? 1 : 0)));
-      put32(ip, 44, id);
-      std::memcpy(ip.data() + 48, whole.data() + at, len);
-      pbuf* p = pbuf_alloc(PBUF_RAW, static_cast<u16_t>(ip.size()), PBUF_RAM);
-      std::memcpy(p->payload, ip.data(), ip.size());
-      (void)ip6_input(p, n);
+      Bytes header_and_data(8 + len);
+      header_and_data[0] = std::byte{17};
+      put16(header_and_data, 2, static_cast<std::uint16_t>(at | (more ? 1 : 0)));
+      put32(header_and_data, 4, id);
+      std::memcpy(header_and_data.data() + 8, whole.data() + at, len);
+      input_ipv6(ipv6_packet(address(src), global, 44, std::move(header_and_data)));
     };
     const char* kOther = "2001:db8:2::b";
     const Bytes other = datagram(kOther, 1600);

@@ -69,6 +69,3 @@ extern "C" const ip6_addr_t* starling_nd6_gateway(struct netif*, const ip6_addr_
 extern "C" int starling_icmp6_error_admit(u8_t, u8_t) {
   return 1;
 }
-
-// LWIP_HOOK_IP6_REASS_SRC_ADMIT: the production share is net/port's
-// reassembly_share.cc, which these tests link (it answers IPv4's too).
