@@ -517,6 +517,7 @@ void Dwmac::set_multicast_groups(std::span<const hal::MacAddress> groups) {
   regs_.write(kMacHashTableReg0, table[0]);
   regs_.write(kMacHashTableReg1, table[1]);
   regs_.write(kMacPacketFilter, packet_filter::kHmc);
+  ++stats_.rx_filter_updates;
 }
 
 // CIC for one frame: everything (11), except for an IPv4 fragment, whose

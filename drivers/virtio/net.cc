@@ -1,5 +1,6 @@
 #include "drivers/virtio/net.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -33,6 +34,24 @@ void put_le16(std::byte* at, std::uint16_t value) {
 
 constexpr std::uint32_t kRxQueue = 0;
 constexpr std::uint32_t kTxQueue = 1;
+constexpr std::uint32_t kCtrlQueue = 2;  // without MQ (§5.1.2)
+
+// Control commands (§5.1.6.5): class, command, data, then the device's ack.
+constexpr std::uint8_t kCtrlRx = 0;
+constexpr std::uint8_t kCtrlRxPromisc = 0;
+constexpr std::uint8_t kCtrlRxAllMulti = 1;
+constexpr std::uint8_t kCtrlMac = 1;
+constexpr std::uint8_t kCtrlMacTableSet = 0;
+constexpr std::uint8_t kCtrlOk = 0;
+// Two descriptors in flight per command; the rings fit two pages, the two
+// buffers one.
+constexpr std::uint16_t kCtrlQueueSize = 2;
+constexpr std::size_t kCtrlRingPages = 2;
+static_assert(ring_bytes(kCtrlQueueSize) <= kCtrlRingPages * mem::kPageSize);
+static_assert(kCtrlQueueSize * Net::kCtrlBufferBytes <= mem::kPageSize);
+// The device answers a notify at once (QEMU inside the MMIO write); this
+// bounds the wait for one that does not.
+constexpr int kCtrlPolls = 100'000;
 
 constexpr std::size_t kRingPages = 3;
 static_assert(ring_bytes(Net::kQueueSize) <= kRingPages * mem::kPageSize);
@@ -63,6 +82,11 @@ Result<void> Net::init(const Config& config, mem::PageAllocator& pages) {
   if (rx_memory_.rings == 0) {
     if (auto ok = allocate(pages, &rx_memory_); !ok.ok()) return ok;
     if (auto ok = allocate(pages, &tx_memory_); !ok.ok()) return ok;
+    auto rings = pages.allocate(kCtrlRingPages);
+    if (!rings.ok()) return Unexpected(rings.error());
+    auto buffers = pages.allocate(1);
+    if (!buffers.ok()) return Unexpected(buffers.error());
+    ctrl_memory_ = {.rings = *rings, .buffers = *buffers};
   }
   if (auto ok = start_device(); !ok.ok()) return ok;
   if (!attached_) {
@@ -85,7 +109,9 @@ Result<void> Net::allocate(mem::PageAllocator& pages, QueueMemory* memory) {
 // virtio 1.1 §3.1.1, in order.
 Result<void> Net::start_device() {
   if (auto ok = reset_and_acknowledge(device_); !ok.ok()) return ok;
-  constexpr std::uint64_t kWanted = kFeatureCsum | kFeatureGuestCsum | kFeatureMac | kFeatureStatus;
+  constexpr std::uint64_t kWanted = kFeatureCsum | kFeatureGuestCsum | kFeatureMac |
+                                    kFeatureStatus | kFeatureCtrlVq | kFeatureCtrlRx |
+                                    kFeatureAnyLayout;
   if (auto ok = negotiate(device_, legacy_, kWanted, &features_); !ok.ok()) {
     return ok;
   }
@@ -100,6 +126,7 @@ Result<void> Net::start_device() {
       !ok.ok()) {
     return ok;
   }
+  if (auto ok = start_control_queue(); !ok.ok()) return ok;
   end_tx_loans_at_reset();
   // Every RX buffer not held by the stack goes to the device.
   while (auto id = rx_.take_free()) (void)rx_.post(*id, kBufferBytes);
@@ -115,7 +142,110 @@ Result<void> Net::start_device() {
   barrier::before_mmio_write();
   device_.add_status(kStatusDriverOk);
   if (rx_notify) notify(kRxQueue);
+  // Commands only once the device is live (§3.1.1 step 8).
+  program_filter();
   return {};
+}
+
+Result<void> Net::start_control_queue() {
+  ctrl_usable_ = false;
+  filtering_ = false;
+  const bool negotiated = (features_ & kFeatureCtrlVq) != 0 && (features_ & kFeatureCtrlRx) != 0;
+  // A legacy device without ANY_LAYOUT wants the header, data and ack each
+  // in descriptors of their own; we send two and so leave such a device
+  // promiscuous.
+  if (!negotiated || (legacy_ && (features_ & kFeatureAnyLayout) == 0)) return {};
+  const SplitQueue::Memory buffers{.buffers_cpu = mem::to_pointer(ctrl_memory_.buffers),
+                                   .buffers_phys = ctrl_memory_.buffers,
+                                   .buffer_bytes = kCtrlBufferBytes};
+  if (auto ok = setup_queue(device_, legacy_, kCtrlQueue, ctrl_memory_.rings, buffers,
+                            kCtrlQueueSize, ctrl_, SplitQueue::Direction::kDeviceReads);
+      !ok.ok()) {
+    return ok;
+  }
+  if (ctrl_.size() < 2) return {};  // a chain needs two descriptors
+  ctrl_.disable_interrupts();       // answers are polled
+  ctrl_usable_ = true;
+  return {};
+}
+
+bool Net::send_command(std::uint8_t command_class, std::uint8_t command,
+                       std::span<const std::byte> data) {
+  if (!ctrl_usable_ || 2 + data.size() > kCtrlBufferBytes) return false;
+  const auto head = ctrl_.take_free();
+  const auto tail = ctrl_.take_free();
+  if (!head || !tail) {  // an earlier command still with the device
+    if (head) (void)ctrl_.put_free(*head);
+    ctrl_usable_ = false;
+    return false;
+  }
+  std::byte* out = ctrl_.buffer(*head).data();
+  out[0] = static_cast<std::byte>(command_class);
+  out[1] = static_cast<std::byte>(command);
+  if (!data.empty()) std::memcpy(out + 2, data.data(), data.size());
+  volatile std::byte* ack = ctrl_.buffer(*tail).data();
+  *ack = std::byte{0xff};  // not an answer the device gives
+  (void)ctrl_.post_chain(*head, static_cast<std::uint32_t>(2 + data.size()), *tail, 1);
+  // Always ring: a command is rare, and the device's NO_NOTIFY hint is for
+  // queues it is already polling.
+  (void)ctrl_.publish();
+  notify(kCtrlQueue);
+  for (int polls = 0; polls < kCtrlPolls; ++polls) {
+    auto done = ctrl_.pop_used();  // its barrier orders the ack load after the used idx
+    if (!done) continue;
+    const bool ok = done->id == *head && done->len_ok && *ack == std::byte{kCtrlOk};
+    (void)ctrl_.put_free(*head);
+    (void)ctrl_.put_free(*tail);
+    return ok;
+  }
+  // Still with the device: no more commands until a reset takes them back.
+  ctrl_usable_ = false;
+  console::print(
+      "virtio-net: the device did not answer a control command; its filter is "
+      "left as it was until a reset\n");
+  return false;
+}
+
+void Net::set_multicast_groups(std::span<const hal::MacAddress> groups) {
+  groups_set_ = true;
+  too_many_groups_ = groups.size() > groups_.size();
+  group_count_ = too_many_groups_ ? 0 : groups.size();
+  std::copy_n(groups.begin(), group_count_, groups_.begin());
+  program_filter();
+}
+
+void Net::program_filter() {
+  filtering_ = false;
+  if (!ctrl_usable_) return;
+  const std::byte off[1] = {std::byte{0}};
+  const std::byte on[1] = {std::byte{1}};
+  // Out of promiscuous mode first: a device that refuses still delivers
+  // every frame, which the netif filters.
+  if (!send_command(kCtrlRx, kCtrlRxPromisc, off)) {
+    ++stats_.rx_filter_fallbacks;
+    return;
+  }
+  if (groups_set_ && !too_many_groups_) {
+    // virtio_net_ctrl_mac twice (§5.1.6.5.2): no unicast entries beyond our
+    // own MAC (which the device always accepts), then the groups.
+    std::array<std::byte, kCtrlBufferBytes - 2> table{};
+    std::size_t at = 4;  // unicast entries: le32 0
+    const auto n = static_cast<std::uint32_t>(group_count_);
+    for (unsigned i = 0; i < 4; ++i) table[at + i] = static_cast<std::byte>(n >> (8 * i));
+    at += 4;
+    for (std::size_t g = 0; g < group_count_; ++g, at += 6) {
+      std::memcpy(table.data() + at, groups_[g].bytes.data(), 6);
+    }
+    if (send_command(kCtrlMac, kCtrlMacTableSet, std::span<const std::byte>(table.data(), at)) &&
+        send_command(kCtrlRx, kCtrlRxAllMulti, off)) {
+      filtering_ = true;
+      ++stats_.rx_filter_updates;
+      return;
+    }
+  }
+  // Not yet told the groups, too many of them, or the table refused.
+  if (groups_set_) ++stats_.rx_filter_fallbacks;
+  (void)send_command(kCtrlRx, kCtrlRxAllMulti, on);
 }
 
 Result<void> Net::attach_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,

@@ -34,6 +34,21 @@
 // checksummed because it never crossed a wire), reported as
 // RxFrame::checksum_verified; the netif skips lwIP's check for those only.
 //
+// The receive filter, when the device offers a control queue with CTRL_RX
+// (QEMU does; a modern device, or a legacy one with ANY_LAYOUT so a command
+// may share a descriptor with its data): promiscuous off (a device resets
+// into promiscuous mode, §5.1.6.5.1), then the multicast MAC table holds the
+// groups the stack joined, so the device drops other group frames and
+// unicast not for us before they take an RX buffer. Until the stack names
+// its groups, and whenever they do not fit the table or the device refuses
+// the table, ALLMULTI instead (counted in rx_filter_fallbacks): every group
+// frame arrives and the netif's filter drops what was not joined, as it
+// does on a device without the control queue (every frame arrives there).
+// Commands run synchronously (the device answers a notify at once; QEMU
+// handles it inside the MMIO write) with a bounded wait; a device that
+// never answers loses its control queue until the next reset. After a
+// device reset the filter is programmed again.
+//
 // Memory (page allocator, once, kept across device resets): per queue three
 // pages of rings laid out as legacy requires and modern accepts
 // (descriptors, then avail right after them, used at the next 4 KiB
@@ -69,6 +84,13 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   static constexpr std::uint32_t kTxAlignment = 8;
   static_assert(kTxAlignment - 1 + kHeaderBytes + hal::kMaxFrameBytes <= kBufferBytes);
   static constexpr std::uint64_t kFeatureStatus = feature(16);
+  static constexpr std::uint64_t kFeatureCtrlVq = feature(17);
+  static constexpr std::uint64_t kFeatureCtrlRx = feature(18);
+  static constexpr std::uint64_t kFeatureAnyLayout = feature(27);  // legacy only
+  // Groups the multicast MAC table takes from us: the command's data must
+  // fit a control buffer. More than this: ALLMULTI.
+  static constexpr std::uint32_t kCtrlBufferBytes = 256;
+  static constexpr std::size_t kMaxFilterGroups = (kCtrlBufferBytes - 2 - 8) / 6;
 
   struct Config {
     std::uintptr_t base = 0;             // the virtio-mmio slot
@@ -101,9 +123,11 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
     const bool on = tx_checksum_ && (features_ & kFeatureCsum) != 0;
     return {.udp = on, .tcp = on};
   }
-  // No control queue is negotiated, so the device delivers every multicast
-  // frame (QEMU's default); the netif's filter drops the groups not joined.
-  void set_multicast_groups(std::span<const hal::MacAddress> /*groups*/) {}
+  // The device's multicast MAC table, where it has a control queue (above).
+  void set_multicast_groups(std::span<const hal::MacAddress> groups);
+  // Whether the device filters for us: false means it delivers every
+  // multicast frame (no control queue, or ALLMULTI), or every frame.
+  bool filters_multicast() const { return filtering_; }
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_; }
   const hal::NicStats& stats() const { return stats_; }
@@ -113,6 +137,7 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   bool legacy() const { return legacy_; }
   std::uint16_t rx_queue_size() const { return rx_.size(); }
   std::uint16_t tx_queue_size() const { return tx_.size(); }
+  bool has_control_queue() const { return ctrl_usable_; }
 
  private:
   struct QueueMemory {
@@ -124,6 +149,14 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   Result<void> attach_queue(std::uint32_t index, const QueueMemory& memory, SplitQueue& queue,
                             SplitQueue::Direction direction);
   void read_config();
+  // The control queue, when negotiated and usable (see above).
+  Result<void> start_control_queue();
+  // One command (virtio 1.1 §5.1.6.5): class, command, data; true if the
+  // device answered VIRTIO_NET_OK.
+  bool send_command(std::uint8_t command_class, std::uint8_t command,
+                    std::span<const std::byte> data);
+  // The filter for groups_ (all multicast if groups_ is unset or too long).
+  void program_filter();
   // Acknowledges the device's interrupt causes; handles config changes and
   // a device that needs a reset. True if anything happened the caller must see.
   Result<bool> service_interrupt();
@@ -160,8 +193,18 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   std::uint32_t header_bytes_ = kHeaderBytes;
   QueueMemory rx_memory_;
   QueueMemory tx_memory_;
+  QueueMemory ctrl_memory_;
   SplitQueue rx_;
   SplitQueue tx_;
+  SplitQueue ctrl_;
+  bool ctrl_usable_ = false;  // negotiated, set up, and not found unresponsive
+  bool filtering_ = false;    // the device drops unjoined multicast for us
+  // The stack's groups, kept to program again after a reset; more than
+  // kMaxFilterGroups is recorded as too_many_groups_.
+  std::array<hal::MacAddress, kMaxFilterGroups> groups_{};
+  std::size_t group_count_ = 0;
+  bool groups_set_ = false;
+  bool too_many_groups_ = false;
   // Per TX id: 1 + the RX buffer it sends from (transmit_in_place), or 0.
   std::array<std::uint16_t, kQueueSize> tx_loan_{};
   bool rx_posted_ = false;    // posted since the last publish

@@ -28,6 +28,7 @@ Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Directio
   last_used_ = 0;
   with_device_ = 0;
   const std::uint16_t flags = direction == Direction::kDeviceWrites ? kDescWrite : 0;
+  flags_ = flags;
   // A re-init after a device reset keeps what the stack holds held: those
   // buffers come back through release(), and must not be handed out twice.
   free_count_ = 0;
@@ -37,6 +38,7 @@ Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Directio
     posted_len_[id] = buffer_bytes_;
     descriptors_[id].flags = flags;
     descriptors_[id].next = 0;
+    chained_[id] = 0;
     if (keep_held && state_[id] == State::kHeld) continue;
     state_[id] = State::kFree;
     free_stack_[free_count_++] = id;
@@ -69,6 +71,26 @@ Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len, std::uint32_t
 Result<void> SplitQueue::post_at(std::uint16_t id, mem::PhysAddr address, std::uint32_t len) {
   if (!is_held(id) || len == 0) return Unexpected(Error::kInvalidArgument);
   enqueue(id, address, len);
+  return {};
+}
+
+Result<void> SplitQueue::post_chain(std::uint16_t head, std::uint32_t head_len, std::uint16_t tail,
+                                    std::uint32_t tail_len) {
+  if (!is_held(head) || !is_held(tail) || head == tail || head_len == 0 || tail_len == 0 ||
+      head_len > buffer_bytes_ || tail_len > buffer_bytes_) {
+    return Unexpected(Error::kInvalidArgument);
+  }
+  descriptors_[tail].addr = buffers_phys_ + std::uint64_t{tail} * buffer_bytes_;
+  descriptors_[tail].len = tail_len;
+  descriptors_[tail].flags = kDescWrite;
+  descriptors_[tail].next = 0;
+  descriptors_[head].flags = kDescNext;
+  descriptors_[head].next = tail;
+  state_[tail] = State::kChained;
+  chained_[head] = static_cast<std::uint16_t>(tail + 1u);
+  enqueue(head, buffers_phys_ + std::uint64_t{head} * buffer_bytes_, head_len);
+  // What the device may claim to have written is the tail's length.
+  posted_len_[head] = tail_len;
   return {};
 }
 
@@ -114,6 +136,13 @@ std::optional<SplitQueue::Completion> SplitQueue::pop_used() {
     }
     state_[id] = State::kHeld;
     --with_device_;
+    if (const std::uint16_t tail = chained_[id]; tail != 0) {
+      chained_[id] = 0;
+      state_[tail - 1u] = State::kHeld;
+      descriptors_[id].flags = flags_;
+      descriptors_[id].next = 0;
+      descriptors_[tail - 1u].flags = flags_;
+    }
     // Against our own record of the length posted: the descriptor table is
     // shared memory the device can write, so its len proves nothing.
     const bool len_ok = len <= posted_len_[id];

@@ -14,7 +14,9 @@
 // table, the available ring (driver -> device) and the used ring (device ->
 // driver), in memory both sides share. One buffer per descriptor, bound at
 // init (descriptor i always points at buffer i), so a descriptor id is also a
-// buffer handle, and nothing is chained.
+// buffer handle. Only a control queue chains: post_chain() hands the device
+// two ids as one request (a command it reads, an answer it writes), and the
+// pair comes back as one used entry for the first.
 //
 // Every id is in one of four states, which is what makes the device's
 // answers checkable: free (in the queue's free stack), held (the driver or
@@ -91,6 +93,15 @@ class SplitQueue {
   // points the id at its own buffer again. kInvalidArgument for an id not
   // held or len 0.
   Result<void> post_at(std::uint16_t id, mem::PhysAddr address, std::uint32_t len);
+  // Puts two held ids on the avail ring as one chain (virtio 1.1 §2.6.5):
+  // the first `head_len` bytes of head's buffer for the device to read,
+  // then the first `tail_len` bytes of tail's for it to write. The used
+  // entry names head (its len counts what the device wrote into tail);
+  // pop_used() gives both back held, and their descriptors as init() left
+  // them. kInvalidArgument for ids not held, the same id twice, a length 0
+  // or beyond the buffer.
+  Result<void> post_chain(std::uint16_t head, std::uint32_t head_len, std::uint16_t tail,
+                          std::uint32_t tail_len);
   // Makes posted ids visible to the device. True if the device wants to be
   // notified (the caller then writes QueueNotify).
   bool publish();
@@ -120,7 +131,8 @@ class SplitQueue {
   std::uint64_t errors() const { return errors_; }
 
  private:
-  enum class State : std::uint8_t { kFree, kHeld, kPosted, kWithDevice };
+  // kChained: the second half of a posted chain; it follows its head.
+  enum class State : std::uint8_t { kFree, kHeld, kPosted, kWithDevice, kChained };
 
   // The descriptor and avail-ring entry of a post, checked by the caller.
   void enqueue(std::uint16_t id, mem::PhysAddr address, std::uint32_t len);
@@ -145,6 +157,7 @@ class SplitQueue {
   std::uint64_t buffers_phys_ = 0;
   std::uint32_t buffer_bytes_ = 0;
   std::uint16_t size_ = 0;
+  std::uint16_t flags_ = 0;         // every descriptor's flags outside a chain
   std::uint16_t avail_shadow_ = 0;  // next avail->idx to publish
   std::uint16_t published_ = 0;     // avail->idx as last published
   std::uint16_t last_used_ = 0;     // next used entry to read
@@ -154,6 +167,7 @@ class SplitQueue {
   std::array<State, kMaxSize> state_{};
   std::array<std::uint16_t, kMaxSize> free_stack_{};
   std::array<std::uint32_t, kMaxSize> posted_len_{};  // what each id was posted with
+  std::array<std::uint16_t, kMaxSize> chained_{};     // per head: 1 + its tail, or 0
 };
 
 }  // namespace starling::virtio

@@ -49,6 +49,53 @@ TEST(SplitQueueTest, RejectsBadShapes) {
   EXPECT_TRUE(queue.init(m, 4, SplitQueue::Direction::kDeviceReads).ok());
 }
 
+// A control request: a readable head chained to a writable tail, one used
+// entry for the pair, both held again and the descriptors back to plain
+// device-reads buffers for the next post(). Bad chains are refused.
+TEST(SplitQueueTest, ChainGoesOutAsOneRequestAndComesBackWhole) {
+  QueueFixture f(4, SplitQueue::Direction::kDeviceReads);
+  testing::FakeQueueDevice device(f.memory, 4);
+  for (int round = 0; round < 10; ++round) {
+    const auto head = f.queue.take_free();
+    const auto tail = f.queue.take_free();
+    ASSERT_TRUE(head && tail);
+    EXPECT_FALSE(f.queue.post_chain(*head, 0, *tail, 1).ok());
+    EXPECT_FALSE(f.queue.post_chain(*head, 2, *head, 1).ok());
+    EXPECT_FALSE(f.queue.post_chain(*head, 2, *tail, kBufferBytes + 1).ok());
+    f.queue.buffer(*head)[0] = std::byte{0x11};
+    f.queue.buffer(*head)[1] = std::byte{0x22};
+    ASSERT_TRUE(f.queue.post_chain(*head, 2, *tail, 1).ok());
+    EXPECT_FALSE(f.queue.is_held(*tail));
+    EXPECT_FALSE(f.queue.put_free(*tail).ok());  // part of the request
+    f.queue.publish();
+    auto chain = device.take_chain();
+    ASSERT_TRUE(chain.well_formed);
+    EXPECT_EQ(chain.head, *head);
+    EXPECT_EQ(chain.readable, (std::vector<std::byte>{std::byte{0x11}, std::byte{0x22}}));
+    ASSERT_EQ(chain.writable, f.queue.buffer(*tail).data());
+    EXPECT_EQ(chain.writable_len, 1u);
+    *chain.writable = std::byte{0};
+    device.complete(chain.head, 2);  // more than the tail holds: not trusted
+    auto done = f.queue.pop_used();
+    ASSERT_TRUE(done);
+    EXPECT_EQ(done->id, *head);
+    EXPECT_FALSE(done->len_ok);
+    EXPECT_TRUE(f.queue.is_held(*head));
+    EXPECT_TRUE(f.queue.is_held(*tail));
+    EXPECT_FALSE(device.descriptor_writable(*tail));
+    ASSERT_TRUE(f.queue.put_free(*head).ok());
+    ASSERT_TRUE(f.queue.put_free(*tail).ok());
+  }
+  // A plain post after chains: a single readable buffer, no NEXT.
+  const auto id = f.queue.take_free();
+  ASSERT_TRUE(id);
+  ASSERT_TRUE(f.queue.post(*id, 3).ok());
+  f.queue.publish();
+  auto single = device.take_chain();
+  EXPECT_EQ(single.readable.size(), 3u);
+  EXPECT_EQ(single.writable, nullptr);
+}
+
 // TX: take, fill, post, publish; the device consumes; the driver reclaims.
 // 20,000 frames through a 16-entry ring wrap both rings (and the 16-bit
 // indices) many times; every byte arrives in order.

@@ -85,8 +85,11 @@ struct NicStats {
   std::uint64_t tx_in_place_copied = 0;  // ... asked for, but copied (loan limit, already sending)
   std::uint64_t interrupts = 0;
   std::uint64_t config_changes = 0;
-  std::uint64_t resets = 0;            // device asked for a reset and got one
-  std::uint64_t config_unsettled = 0;  // config reads given up: the device kept changing it
+  std::uint64_t resets = 0;               // device asked for a reset and got one
+  std::uint64_t config_unsettled = 0;     // config reads given up: the device kept changing it
+  std::uint64_t rx_filter_updates = 0;    // the NIC's multicast filter programmed
+  std::uint64_t rx_filter_fallbacks = 0;  // ... left passing all multicast instead (too many
+                                          // groups, the device refused or never answered)
 };
 
 // Which driver buffer a received frame lives in; give it back with release().

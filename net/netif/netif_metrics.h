@@ -70,6 +70,14 @@ Result<void> register_netif_metrics(metrics::Registry& registry, Netif<N, kRxPoo
        &nic.interrupts},
       {spec("starling_nic_resets_total", "Device resets the NIC asked for and got.", "nic_resets"),
        &nic.resets},
+      {spec("starling_nic_rx_filter_updates_total",
+            "Times the NIC's multicast filter was programmed with the joined groups.",
+            "nic_rx_filter_updates"),
+       &nic.rx_filter_updates},
+      {spec("starling_nic_rx_filter_fallbacks_total",
+            "Times the NIC was left passing all multicast (too many groups, refused).",
+            "nic_rx_filter_fallbacks"),
+       &nic.rx_filter_fallbacks},
   };
   for (const auto& e : nic_entries) {
     if (auto ok = registry.add(e.spec, e.value); !ok.ok()) return ok;

@@ -881,7 +881,11 @@ def amplification_cases(w):
     if d:
         print(f"      amplification deltas: {d}", flush=True)
         check(d["udp_refused"] == 6, "amplification: 2 broadcasts + 4 ports refused and counted")
-        check(d["netif_rx_multicast"] == 1, "amplification: the multicast frame dropped before lwIP")
+        # virtio-net's MAC table holds IPv6's groups only: QEMU drops the
+        # frame before the guest sees it (the netif's own drop of an unjoined
+        # group is //test/net:ipv6_echo_unfiltered_qemu_test's).
+        check(d["netif_rx_multicast"] == 0,
+              "amplification: the multicast frame dropped by the NIC's filter, not let in")
         check(d["stats_refused"] == 1 and d["stats_short"] == 1, "amplification: stats refusals counted")
     echo_works(w, "amplification")
 

@@ -48,6 +48,34 @@ class FakeQueueDevice {
                 bytes.size() < d.len ? bytes.size() : d.len);
     complete(id, static_cast<std::uint32_t>(bytes.size()));
   }
+  // Device side of a control command: the chain at the next avail entry,
+  // its readable bytes gathered, and where the device writes its answer.
+  struct Chain {
+    std::uint16_t head = 0;
+    std::vector<std::byte> readable;
+    std::byte* writable = nullptr;
+    std::uint32_t writable_len = 0;
+    bool well_formed = false;  // readable descriptors, then one writable, no loop
+  };
+  Chain take_chain() {
+    Chain chain;
+    chain.head = next_avail();
+    std::uint16_t id = chain.head;
+    for (unsigned hops = 0; hops < size_; ++hops) {
+      const Descriptor& d = desc_[id];
+      auto* bytes = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(d.addr));
+      if ((d.flags & kDescWrite) != 0) {
+        chain.writable = bytes;
+        chain.writable_len = d.len;
+        chain.well_formed = (d.flags & kDescNext) == 0;
+        return chain;
+      }
+      chain.readable.insert(chain.readable.end(), bytes, bytes + d.len);
+      if ((d.flags & kDescNext) == 0) return chain;
+      id = d.next;
+    }
+    return chain;
+  }
   // Consumes the next available descriptor without completing it.
   std::uint16_t take_avail() { return next_avail(); }
 
