@@ -61,6 +61,9 @@ PACKAGES=(
   # Hostile IPv6 peers (test/robustness:ipv6_hostile_qemu_test): THC-IPv6
   # (atk6-*) and the SI6 Networks toolkit (frag6, ra6, na6, ns6, tcp6).
   thc-ipv6 ipv6toolkit
+  # A router and stateless DHCPv6 server for the IPv6 tests
+  # (//test/net:dhcp6_qemu_test): dnsmasq's binary alone, no service.
+  dnsmasq-base
   # HTTP clients against apps/httpd (test/http): curl, ApacheBench, wrk and
   # nghttp2's h2load (--h1).
   curl apache2-utils wrk nghttp2-client

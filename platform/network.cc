@@ -16,6 +16,7 @@
 #include "kernel/metrics/registry.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/address_conflict.h"
+#include "net/netif/dns_servers.h"
 #include "net/netif/ipv6.h"
 #include "net/netif/netif_metrics.h"
 #include "net/port/icmp6_rate.h"
@@ -127,6 +128,16 @@ void register_metrics(std::string_view app, Netif& netif) {
            .type = metrics::Type::kGauge,
            .line_key = ""},
           [](const void*) -> std::uint64_t { return net::nd6_occupancy().routers; }, nullptr),
+      registry.add(
+          {.name = "starling_dns_servers",
+           .help = "DNS servers the network handed out (DHCP, stateless DHCPv6), of 2.",
+           .type = metrics::Type::kGauge,
+           .line_key = "dns_servers"},
+          [](const void*) -> std::uint64_t { return net::dns_server_stats().count; }, nullptr),
+      registry.add({.name = "starling_dns_server_changes_total",
+                    .help = "Times the set of DNS servers changed.",
+                    .line_key = ""},
+                   &net::dns_server_stats().changes),
       registry.add(
           {.name = "starling_ip_reass_refused_peer_total",
            .help = "IP fragments (both families) dropped or datagrams freed: their peer held its "

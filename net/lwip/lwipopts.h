@@ -84,7 +84,13 @@
 #define LWIP_ACD 1
 #define LWIP_DHCP_DOES_ACD_CHECK 1
 #define LWIP_IGMP 0
-#define LWIP_DNS 0
+/* The resolver, for the servers DHCP and stateless DHCPv6 hand out
+ * (net/netif/dns_servers.h); no app resolves names yet. Two servers, one
+ * table entry; queries from a random source port, so no PCB until one is
+ * made. */
+#define LWIP_DNS 1
+#define DNS_MAX_SERVERS 2
+#define DNS_TABLE_SIZE 1
 
 /* One ARP entry per peer: 50 echo clients plus the gateway and the iperf and
  * benchmark hosts fit without evicting each other (opt.h's 10 would thrash
@@ -149,9 +155,12 @@
 #define LWIP_IPV6_FRAG 1
 #define LWIP_IPV6_REASS 1
 #define IPV6_FRAG_COPYHEADER 1
-/* Stateless DHCPv6 is not used: DNS servers come from nothing the apps
- * ask for yet (LWIP_DNS is off). */
-#define LWIP_IPV6_DHCP6 0
+/* Stateless DHCPv6 (RFC 8415 §6.1) with ip6=auto, for DNS servers: lwIP
+ * 2.2.1 has no stateful client worth the name ("for now, only stateless
+ * works"). One UDP PCB on port 546 while enabled. */
+#define LWIP_IPV6_DHCP6 1
+#define LWIP_IPV6_DHCP6_STATELESS 1
+#define LWIP_DHCP6_MAX_DNS_SERVERS DNS_MAX_SERVERS
 /* ICMPv6 errors at most kIcmp6ErrorsPerSecond, in bursts of kIcmp6ErrorBurst
  * (RFC 4443 2.4 (f); patch 0009, net/port/icmp6_rate.h). */
 #define LWIP_HOOK_ICMP6_ERROR_ADMIT(type, code) starling_icmp6_error_admit((type), (code))
@@ -218,9 +227,10 @@
  * and sys_check_timeouts() frees one connection's queue per call. */
 #define PBUF_POOL_FREE_OOSEQ 1
 
-/* Timers: TCP's fast and slow timers, ARP, DHCP (2), IP reassembly, plus room
- * for the apps' own sys_timeout()s. */
-#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 4)
+/* Timers: lwIP's own (TCP, ARP, DHCP, DNS, reassembly, ND, MLD, DHCPv6),
+ * the DNS server watch (net/netif/dns_servers.h), plus room for the apps'
+ * own sys_timeout()s. */
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + 1 + 4)
 
 /* ---- Checksums ------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 #include "net/netif/ipv6.h"
 
 #include "kernel/console/console.h"
+#include "lwip/dhcp6.h"
 #include "lwip/ip6_addr.h"
 #include "lwip/priv/nd6_priv.h"
 #include "net/port/ip6_gateway.h"
@@ -12,6 +13,7 @@ namespace {
 constinit Ipv6Stats g_stats{};
 constinit Ip6Mode g_mode = Ip6Mode::kAuto;
 constinit netif_ext_callback_t g_callback{};
+constinit struct dhcp6 g_dhcp6{};
 
 void print_address(const ip6_addr_t* address) noexcept {
   ip_addr_t any;
@@ -60,6 +62,13 @@ void start_ipv6(struct netif* netif, const Ip6Config& config) noexcept {
   netif_create_ip6_linklocal_address(netif, 1);
   if (config.mode == Ip6Mode::kAuto) {
     netif_set_ip6_autoconfig_enabled(netif, 1);
+    // Stateless DHCPv6 (RFC 8415 §6.1): an Information-request when a
+    // router advertisement carries the O flag, for the DNS servers
+    // (dns_servers.h prints them). Its state lives here, not on lwIP's heap.
+    dhcp6_set_struct(netif, &g_dhcp6);
+    if (dhcp6_enable_stateless(netif) != ERR_OK) {
+      console::print("net: ipv6: stateless DHCPv6 not started (no UDP PCB for port 546)\n");
+    }
     return;
   }
   const ip_addr_t address = to_lwip(config.address);

@@ -24,6 +24,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"  // tcp_txnow
 #include "net/netif/address_conflict.h"
+#include "net/netif/dns_servers.h"
 #include "net/netif/frame_filter.h"
 #include "net/netif/ip_config.h"
 #include "net/netif/ipv6.h"
@@ -116,6 +117,7 @@ class Netif {
     }
     netif_set_default(&netif_);
     start_ipv6(&netif_, ip6);
+    watch_dns_servers();
     netif_set_up(&netif_);
     dhcp_ = config.dhcp;
     sync_link();
