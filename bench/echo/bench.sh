@@ -2,7 +2,8 @@
 # The echo benchmark's driver (bench/echo/BUILD.bazel runs it; docs/benchmarks.md).
 #
 #   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
-#            [--legs echo,tcp,reflector,linux[,host][,stream]] [--rates LIST]
+#            [--legs echo,tcp,reflector,linux[,echo6][,tcp6][,host][,stream]]
+#            [--rates LIST]
 #            [--samples N] [--out DIR] [--host-echo P] [--iperf-launcher P]
 #            [--smoke | --cost FILE]
 #   bench.sh --check-smoke-csv FILE   (only the smoke test's CSV checks)
@@ -11,8 +12,11 @@
 #
 # Each leg is one function (leg_echo, leg_tcp, leg_reflector, leg_linux,
 # leg_host, leg_stream): tcp is apps/echo's TCP echo (1460-byte records on
-# port 1236); stream is iperf2 into apps/iperf against Linux's own iperf
-# server over a veth, in the same run.
+# port 1236); echo6 and tcp6 are the same two over IPv6 (to the guest's
+# link-local address; 1452-byte datagrams and 1440-byte records, so frames
+# stay 1514 bytes), with echo6/echo and tcp6/tcp in the summary; stream is
+# iperf2 into apps/iperf against Linux's own iperf server over a veth, in
+# the same run.
 # it makes its own network namespace(s), starts its peer, measures
 # boot-to-first-echo where there is a boot, sweeps the rates with loadgen
 # from inside the namespace and leaves DIR/<leg>.csv, <leg>.stats,
@@ -51,7 +55,7 @@ usage() {
 }
 
 loadgen="" linux_echo="" echo_launcher="" reflector_launcher="" host_echo="" iperf_launcher=""
-legs="echo,tcp,reflector,linux"
+legs="echo,tcp,reflector,linux,echo6,tcp6"
 rates="10M,100M,200M,400M,600M,800M,1G,1.5G,2G,3G,4G"
 samples=5000
 warmup=500
@@ -210,7 +214,7 @@ boot_and_probe() {
   while [[ $# -gt 0 && "$1" != "--" ]]; do qemu_extra+=("$1"); shift; done
   shift  # the "--" before loadgen's arguments
   boot_qemu "$ns" "$launcher" "$netdev_var" "$log" "$seconds" "${qemu_extra[@]}"
-  if ! first_echo=$(loadgen_in "$ns" --target "$guest_ip" "$@" --probe-first-echo \
+  if ! first_echo=$(loadgen_in "$ns" --target "$leg_target" "$@" --probe-first-echo \
       --since-realtime-ns "$booted_at" --probe-timeout 60); then
     note "$leg: no echo from the guest; console:"
     tail -20 "$log" >&2
@@ -221,11 +225,13 @@ boot_and_probe() {
 # One leg against a QEMU image: boot, first echo, sweep; boot under -icount,
 # the cost of a packet. Loadgen arguments for the leg follow the variable.
 # The boot probe is UDP (or raw): a leg measured over TCP names its own.
+# leg_target: the address the leg measures (an IPv6 leg sets its own).
 leg_probe=()
+leg_target=$guest_ip
 qemu_leg() {
   local leg="$1" launcher="$2" netdev_var="$3"
   shift 3
-  local ns="${prefix}${leg:0:1}" status=0 probe=("$@")
+  local ns="${prefix}${leg:0:1}${leg//[^6]/}" status=0 probe=("$@")
   [[ ${#leg_probe[@]} -eq 0 ]] || probe=("${leg_probe[@]}")
   make_tap_ns "$ns"
   rm -f "$out/$leg.stats" "$out/$leg.cost.stats"
@@ -234,7 +240,7 @@ qemu_leg() {
     boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.console.log" \
       "${icount_args[@]}" -- "${probe[@]}" || return 1
     # shellcheck disable=SC2046
-    loadgen_in "$ns" --target "$guest_ip" "$@" $(sweep_args) --stats \
+    loadgen_in "$ns" --target "$leg_target" "$@" $(sweep_args) --stats \
       --stats-file "$out/$leg.stats" >"$out/$leg.csv" || status=$?
     stop_pid "$guest_pid"
     return $status
@@ -244,7 +250,7 @@ qemu_leg() {
   echo "$leg ${first_echo}" >>"$out/figures.txt"
   echo "$leg image_bytes=$(image_bytes "$launcher")" >>"$out/figures.txt"
   # shellcheck disable=SC2046
-  loadgen_in "$ns" --target "$guest_ip" "$@" $(sweep_args) --stats --stats-file "$out/$leg.stats" \
+  loadgen_in "$ns" --target "$leg_target" "$@" $(sweep_args) --stats --stats-file "$out/$leg.stats" \
     >"$out/$leg.csv" || status=$?
   stop_pid "$guest_pid"
   [[ ! -f "$out/$leg.stats" ]] ||
@@ -254,7 +260,7 @@ qemu_leg() {
   boot_and_probe "$leg" "$ns" "$launcher" "$netdev_var" "$out/$leg.icount.console.log" \
     "${icount_args[@]}" -- "${probe[@]}" || return 1
   echo "$leg icount_${first_echo}" >>"$out/figures.txt"
-  loadgen_in "$ns" --target "$guest_ip" "$@" --rates "$cost_rate" --samples "$cost_samples" \
+  loadgen_in "$ns" --target "$leg_target" "$@" --rates "$cost_rate" --samples "$cost_samples" \
     --warmup 200 --cooldown 200 --max-seconds 60 --drain-ms 300 --stats \
     --stats-file "$out/$leg.cost.stats" >"$out/$leg.icount.csv" || status=$?
   stop_pid "$guest_pid"
@@ -270,6 +276,18 @@ leg_echo() {
 leg_tcp() {
   local leg_probe=(--util-port 0)  # the echo's UDP port answers the boot probe
   qemu_leg tcp "$echo_launcher" STARLING_ECHO_NETDEV --transport tcp --port 1236 --require-util
+}
+
+# Over IPv6: the same app and ports, to the guest's link-local address.
+leg_echo6() {
+  local leg_target="$guest_ip6%tap0"
+  qemu_leg echo6 "$echo_launcher" STARLING_ECHO_NETDEV --size 1452 --require-util
+}
+
+leg_tcp6() {
+  local leg_target="$guest_ip6%tap0" leg_probe=(--size 1452 --util-port 0)
+  qemu_leg tcp6 "$echo_launcher" STARLING_ECHO_NETDEV --transport tcp --port 1236 --size 1440 \
+    --require-util
 }
 
 leg_reflector() {
@@ -510,7 +528,7 @@ plot() {
 set datafile separator ","
 set terminal png size 800,500
 set output "$out/$leg.png"
-set title "$leg: $([[ $leg == tcp ]] && echo 1460-byte TCP echo records || echo 1472-byte UDP echo)"
+set title "$leg: $(case $leg in tcp) echo 1460-byte TCP echo records ;; tcp6) echo 1440-byte TCP echo records over IPv6 ;; echo6) echo 1452-byte UDP echo over IPv6 ;; *) echo 1472-byte UDP echo ;; esac)"
 set xlabel "requested (Mb/s)"
 set ylabel "throughput (Mb/s)"
 set y2label "RTT (us)"
@@ -545,9 +563,9 @@ status=0
 IFS=, read -r -a leg_list <<<"$legs"
 for leg in "${leg_list[@]}"; do
   case "$leg" in
-    echo|tcp|reflector|linux|host|stream) ;;
+    echo|tcp|reflector|linux|echo6|tcp6|host|stream) ;;
     cost) [[ -n "$cost_file" ]] || { echo "bench.sh: --legs cost: use --cost FILE" >&2; exit 2; } ;;
-    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, tcp, reflector, linux, host, stream)" >&2; exit 2 ;;
+    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, tcp, reflector, linux, echo6, tcp6, host, stream)" >&2; exit 2 ;;
   esac
   note "$leg: starting"
   if ! "leg_$leg"; then
@@ -595,6 +613,12 @@ fi
   fi
   if [[ -f "$out/host.csv" && -f "$out/linux.csv" ]]; then
     ratio host/linux "$out/host.csv" "$out/linux.csv"
+  fi
+  if [[ -f "$out/echo6.csv" && -f "$out/echo.csv" ]]; then
+    ratio echo6/echo "$out/echo6.csv" "$out/echo.csv"
+  fi
+  if [[ -f "$out/tcp6.csv" && -f "$out/tcp.csv" ]]; then
+    ratio tcp6/tcp "$out/tcp6.csv" "$out/tcp.csv"
   fi
 } >"$out/summary.txt"
 cat "$out/summary.txt"

@@ -3,7 +3,7 @@
 # "HTTP: httpd against nginx"): apps/httpd against Debian's nginx, 612-byte page.
 #
 #   bench.sh --launcher P --tool P --lua P --page P [--host-httpd P]
-#            [--legs qemu,host,nginx] [--connections N] [--seconds N] [--threads N]
+#            [--legs qemu,host,nginx[,qemu6,host6,nginx6]] [--connections N] [--seconds N] [--threads N]
 #            [--cost-requests N] [--out DIR] [--smoke]
 #   bench.sh --tool P --check-smoke-csv CSV... (only the smoke test's checks)
 #
@@ -15,6 +15,10 @@
 #   host   the host board's httpd (--host-httpd): a Linux process, DWMAC driver
 #          and model on a TAP
 #   nginx  Debian's nginx, one worker, this script's config, over a veth pair
+#   qemu6, host6, nginx6   the same three over IPv6 (static addresses on the
+#          link, 2001:db8:1::15 for httpd, fd00:5::2 for nginx); qemu6's
+#          -icount boot writes cost6.txt; summary.txt adds the ratios of each
+#          to its IPv4 leg
 # Outputs in DIR (default /tmp/starling-bench-http): <leg>.csv, <leg>.png,
 # <leg>.wrk.txt (wrk --latency), <leg>.metrics.txt (httpd's /metrics after
 # the run), console logs, nginx's config and logs, cost.txt, summary.txt
@@ -31,7 +35,7 @@ usage() {
 }
 
 launcher="" tool="" lua="" page="" host_httpd=""
-legs="qemu,host,nginx"
+legs="qemu,host,nginx,qemu6,host6,nginx6"
 connections=32 seconds=10 threads=1
 cost_requests=9000
 smoke=0
@@ -82,9 +86,9 @@ fi
 IFS=, read -r -a leg_list <<<"$legs"
 for leg in "${leg_list[@]}"; do
   case "$leg" in
-    qemu|nginx) ;;
-    host) [[ -n "$host_httpd" ]] || { echo "bench.sh: --legs host needs --host-httpd (//bench/http:host)" >&2; exit 2; } ;;
-    *) echo "bench.sh: --legs: unknown leg '$leg' (qemu, host, nginx)" >&2; exit 2 ;;
+    qemu|nginx|qemu6|nginx6) ;;
+    host|host6) [[ -n "$host_httpd" ]] || { echo "bench.sh: --legs $leg needs --host-httpd (//bench/http:host)" >&2; exit 2; } ;;
+    *) echo "bench.sh: --legs: unknown leg '$leg' (qemu, host, nginx, qemu6, host6, nginx6)" >&2; exit 2 ;;
   esac
 done
 # Every tool the legs need, before any namespace exists: the cause and the fix.
@@ -95,9 +99,9 @@ need_tool ip "network namespaces, TAP, veth" iproute2
 need_tool wrk "the load generator" wrk
 need_tool python3 "the CSV, the keep-alive client" python3
 need_tool gnuplot "one plot per leg" gnuplot-nox
-[[ ",$legs," != *,qemu,* ]] || need_tool qemu-system-riscv64 "the qemu leg" qemu-system-misc
+[[ ",$legs," != *,qemu,* && ",$legs," != *,qemu6,* ]] || need_tool qemu-system-riscv64 "the qemu leg" qemu-system-misc
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-if [[ ",$legs," == *,nginx,* && ! -x "$nginx_bin" ]]; then
+if [[ ",$legs," == *,nginx* && ! -x "$nginx_bin" ]]; then
   echo "bench.sh: nginx not found (the nginx leg). Fix: sudo ./setup.sh (installs nginx-light)" >&2
   exit 1
 fi
@@ -115,7 +119,7 @@ page=$(abspath "$page")
 [[ -z "$host_httpd" ]] || host_httpd=$(abspath "$host_httpd")
 page_bytes=$(stat -L -c %s "$page")
 mkdir -p "$out"
-rm -f "$out"/*.csv "$out"/*.png "$out"/cost.txt "$out"/summary.txt
+rm -f "$out"/*.csv "$out"/*.png "$out"/cost.txt "$out"/cost6.txt "$out"/summary.txt
 
 guest_ip=10.0.2.15
 # wrk is one host, so one peer: its 32 connections would pass httpd's share
@@ -124,6 +128,10 @@ guest_ip=10.0.2.15
 # server, so it lifts one peer's shares, as the load tests do.
 one_client_bootargs="httpd.peer_slots=64 starling.tcp_peer_share=off starling.tcp_peer_rx_pbufs=off starling.tcp_peer_segments=off"
 tap_ip=10.0.2.2
+# IPv6 legs: static addresses on the link (no router needed), the guest's
+# given on its command line as ip6= (docs/ipv6.md).
+guest_ip6=2001:db8:1::15
+tap_ip6=2001:db8:1::2
 guest_mac=52:54:00:12:34:56  # QEMU's default for the first NIC; the host board takes --mac
 prefix="sbh$$"
 namespaces=() pids=() tmpdirs=()
@@ -155,7 +163,12 @@ make_tap_ns() {
   ip -n "$ns" addr add "$tap_ip/24" dev tap0
   ip -n "$ns" link set tap0 up
   ip -n "$ns" neigh replace "$guest_ip" lladdr "$guest_mac" dev tap0 nud permanent
+  ip -n "$ns" -6 addr add "$tap_ip6/64" dev tap0 nodad
+  ip -n "$ns" -6 neigh replace "$guest_ip6" lladdr "$guest_mac" dev tap0 nud permanent
 }
+
+# An address as a URL's host: IPv6 literals in brackets.
+url_host() { [[ "$1" == *:* ]] && echo "[$1]" || echo "$1"; }
 
 # For what runs to its end; a process that is stopped later is started with
 # `ip netns exec` itself, so that $! is the process (ip execs it), not a
@@ -179,9 +192,11 @@ wait_console() {
 # wrk against http://TARGET/ from NS: LEG.wrk.txt, LEG.csv, LEG.latency.dat.
 run_wrk() {
   local leg="$1" ns="$2" target="$3"
-  note "$leg: wrk -t $threads -c $connections -d ${seconds}s --latency http://$target/"
+  local url
+  url="http://$(url_host "$target")/"
+  note "$leg: wrk -t $threads -c $connections -d ${seconds}s --latency $url"
   if ! in_ns "$ns" timeout $((seconds + 60)) wrk -t "$threads" -c "$connections" -d "${seconds}s" \
-      --latency -s "$lua" "http://$target/" >"$out/$leg.wrk.txt" 2>&1; then
+      --latency -s "$lua" "$url" >"$out/$leg.wrk.txt" 2>&1; then
     note "$leg: wrk failed:"
     cat "$out/$leg.wrk.txt" >&2
     return 1
@@ -192,9 +207,9 @@ run_wrk() {
 }
 
 # httpd's /metrics after the run, for what the figures do not say (drops,
-# refusals, retransmissions): LEG.metrics.txt.
+# refusals, retransmissions): LEG.metrics.txt. LEG NS HOST.
 save_metrics() {
-  in_ns "$2" timeout 20 python3 "$tool" metrics --host "$guest_ip" >"$out/$1.metrics.txt" ||
+  in_ns "$2" timeout 20 python3 "$tool" metrics --host "$3" >"$out/$1.metrics.txt" ||
     note "$1: no /metrics after the run"
 }
 
@@ -204,16 +219,16 @@ probe_page() {
 }
 
 # Boots the httpd image in QEMU on NS's tap0 (extra QEMU arguments after the
-# third), waits until it serves the page; sets guest_pid.
+# fourth), waits until it serves the page at HOST; sets guest_pid.
 boot_httpd() {
-  local ns="$1" log="$2" seconds="$3"
-  shift 3
+  local ns="$1" log="$2" seconds="$3" host="$4"
+  shift 4
   ip netns exec "$ns" env STARLING_HTTPD_NETDEV="tap,id=n0,ifname=tap0,script=no,downscript=no" \
-    "$launcher" --timeout "$seconds" -- -append "ip=$guest_ip/24,gw=$tap_ip $one_client_bootargs" "$@" \
+    "$launcher" --timeout "$seconds" -- -append "ip=$guest_ip/24,gw=$tap_ip ip6=$guest_ip6/64 $one_client_bootargs" "$@" \
     </dev/null >"$log" 2>&1 &
   guest_pid=$!
   pids+=("$guest_pid")
-  if ! wait_console "$log" "httpd: ready" "$guest_pid" 60 || ! probe_page "$ns" "$guest_ip" 30; then
+  if ! wait_console "$log" "httpd: ready" "$guest_pid" 60 || ! probe_page "$ns" "$host" 30; then
     note "httpd in QEMU never served the page; console:"
     tail -20 "$log" >&2
     return 1
@@ -223,61 +238,69 @@ boot_httpd() {
 # Busy guest instructions per request (httpbench.py cost says how): a boot
 # under -icount shift=0, cost_requests keep-alive GETs closed loop (one at a
 # time, 900 per connection), then wrk's connections for 3 s; /metrics
-# around each.
+# around each. NS HOST FILE (in DIR).
 readonly icount_args=(-icount shift=0)
 measure_cost() {
-  local ns="$1"
+  local ns="$1" host="$2" file="$3"
   local wrk_args=(--wrk "$(command -v wrk)" --wrk-seconds 3 --wrk-connections "$connections")
   [[ $smoke -eq 0 ]] || wrk_args=()
   note "qemu: $cost_requests keep-alive GETs under -icount (busy guest instructions per request)"
-  in_ns "$ns" timeout 300 python3 "$tool" cost --host "$guest_ip" --requests "$cost_requests" \
-    --expect-bytes "$page_bytes" "${wrk_args[@]}" >"$out/cost.txt"
-  cat "$out/cost.txt" >&2
+  in_ns "$ns" timeout 300 python3 "$tool" cost --host "$host" --requests "$cost_requests" \
+    --expect-bytes "$page_bytes" "${wrk_args[@]}" >"$out/$file"
+  cat "$out/$file" >&2
 }
 
-leg_qemu() {
-  local ns="${prefix}q" status=0
+# httpd in QEMU measured at HOST: LEG HOST COST_FILE.
+httpd_qemu_leg() {
+  local leg="$1" host="$2" cost_file="$3"
+  local ns="${prefix}q${leg//[^6]/}" status=0
   make_tap_ns "$ns"
   if [[ $smoke -eq 1 ]]; then
     # One boot, under -icount: wrk's run and the cost figure both.
-    boot_httpd "$ns" "$out/qemu.console.log" 120 "${icount_args[@]}" || return 1
-    run_wrk qemu "$ns" "$guest_ip" || status=1
-    measure_cost "$ns" || status=1
+    boot_httpd "$ns" "$out/$leg.console.log" 120 "$host" "${icount_args[@]}" || return 1
+    run_wrk "$leg" "$ns" "$host" || status=1
+    measure_cost "$ns" "$host" "$cost_file" || status=1
     stop_pid "$guest_pid"
     return $status
   fi
-  boot_httpd "$ns" "$out/qemu.console.log" $((seconds + 120)) || return 1
-  run_wrk qemu "$ns" "$guest_ip" || status=1
-  save_metrics qemu "$ns"
+  boot_httpd "$ns" "$out/$leg.console.log" $((seconds + 120)) "$host" || return 1
+  run_wrk "$leg" "$ns" "$host" || status=1
+  save_metrics "$leg" "$ns" "$host"
   stop_pid "$guest_pid"
-  boot_httpd "$ns" "$out/qemu.icount.console.log" 400 "${icount_args[@]}" || return 1
-  measure_cost "$ns" || status=1
+  boot_httpd "$ns" "$out/$leg.icount.console.log" 400 "$host" "${icount_args[@]}" || return 1
+  measure_cost "$ns" "$host" "$cost_file" || status=1
   stop_pid "$guest_pid"
   return $status
 }
+leg_qemu() { httpd_qemu_leg qemu "$guest_ip" cost.txt; }
+leg_qemu6() { httpd_qemu_leg qemu6 "$guest_ip6" cost6.txt; }
 
 # The host board: the same httpd as a Linux process, the DWMAC driver over
 # its device model, the model's wire a TAP in the namespace (as bench/echo's
 # host leg and test/host_board do).
-leg_host() {
-  local ns="${prefix}h" status=0 server
+# LEG HOST.
+httpd_host_leg() {
+  local leg="$1" host="$2"
+  local ns="${prefix}h${leg//[^6]/}" status=0 server
   make_tap_ns "$ns"
   ip netns exec "$ns" timeout $((seconds + 120)) "$host_httpd" --tap=tap0 --mac="$guest_mac" \
-    --ip="$guest_ip/24,gw=$tap_ip" --bootargs="$one_client_bootargs" </dev/null \
-    >"$out/host.console.log" 2>&1 &
+    --ip="$guest_ip/24,gw=$tap_ip" --bootargs="ip6=$guest_ip6/64 $one_client_bootargs" </dev/null \
+    >"$out/$leg.console.log" 2>&1 &
   server=$!
   pids+=("$server")
-  if ! wait_console "$out/host.console.log" "httpd: ready" "$server" 30 ||
-      ! probe_page "$ns" "$guest_ip" 30; then
-    note "host: the host board's httpd never served the page; console:"
-    tail -20 "$out/host.console.log" >&2
+  if ! wait_console "$out/$leg.console.log" "httpd: ready" "$server" 30 ||
+      ! probe_page "$ns" "$host" 30; then
+    note "$leg: the host board's httpd never served the page; console:"
+    tail -20 "$out/$leg.console.log" >&2
     return 1
   fi
-  run_wrk host "$ns" "$guest_ip" || status=1
-  save_metrics host "$ns"
+  run_wrk "$leg" "$ns" "$host" || status=1
+  save_metrics "$leg" "$ns" "$host"
   stop_pid "$server"
   return $status
 }
+leg_host() { httpd_host_leg host "$guest_ip"; }
+leg_host6() { httpd_host_leg host6 "$guest_ip6"; }
 
 # Debian's nginx: one worker, started by hand with a config of our own (no
 # system service), in a namespace of its own; wrk in another, over a veth
@@ -285,16 +308,22 @@ leg_host() {
 # (net/http's idle_timeout_ns, max_requests); no access log (httpd has none).
 # The document root is a fresh directory under /tmp: nginx's worker runs as
 # nobody, who cannot read a test's output directory under /root.
-leg_nginx() {
-  local c="${prefix}c" s="${prefix}n" status=0 server root
+# LEG FAMILY (4 or 6): nginx listens on 10.0.5.2 and fd00:5::2, wrk uses
+# the family's.
+nginx_leg() {
+  local leg="$1" family="$2"
+  local c="${prefix}c$family" s="${prefix}n$family" status=0 server root target
   ip netns add "$c"; namespaces+=("$c")
   ip netns add "$s"; namespaces+=("$s")
-  ip link add "${prefix}a" netns "$c" type veth peer name "${prefix}b" netns "$s"
-  ip -n "$c" addr add 10.0.5.1/24 dev "${prefix}a"
-  ip -n "$s" addr add 10.0.5.2/24 dev "${prefix}b"
+  ip link add "${prefix}a$family" netns "$c" type veth peer name "${prefix}b$family" netns "$s"
+  ip -n "$c" addr add 10.0.5.1/24 dev "${prefix}a$family"
+  ip -n "$s" addr add 10.0.5.2/24 dev "${prefix}b$family"
+  ip -n "$c" -6 addr add fd00:5::1/64 dev "${prefix}a$family" nodad
+  ip -n "$s" -6 addr add fd00:5::2/64 dev "${prefix}b$family" nodad
   for ns in "$c" "$s"; do ip -n "$ns" link set lo up; done
-  ip -n "$c" link set "${prefix}a" up
-  ip -n "$s" link set "${prefix}b" up
+  ip -n "$c" link set "${prefix}a$family" up
+  ip -n "$s" link set "${prefix}b$family" up
+  [[ $family == 6 ]] && target=fd00:5::2 || target=10.0.5.2
   root=$(mktemp -d /tmp/starling-bench-http-nginx.XXXXXX)
   tmpdirs+=("$root")
   mkdir -p "$root/html" "$root/temp"
@@ -327,6 +356,7 @@ http {
     scgi_temp_path $root/temp/scgi;
     server {
         listen 10.0.5.2:80;
+        listen [fd00:5::2]:80;
         root $root/html;
         index index.html;
     }
@@ -336,15 +366,17 @@ NGINX
     </dev/null >"$out/nginx.console.log" 2>&1 &
   server=$!
   pids+=("$server")
-  if ! probe_page "$c" 10.0.5.2 15; then
-    note "nginx: never served the page; its log:"
+  if ! probe_page "$c" "$target" 15; then
+    note "$leg: nginx never served the page; its log:"
     cat "$out/nginx.console.log" "$out/nginx.error.log" >&2 2>/dev/null || true
     return 1
   fi
-  run_wrk nginx "$c" 10.0.5.2 || status=1
+  run_wrk "$leg" "$c" "$target" || status=1
   stop_pid "$server"
   return $status
 }
+leg_nginx() { nginx_leg nginx 4; }
+leg_nginx6() { nginx_leg nginx6 6; }
 
 # Latency percentiles as bars, requests/s in the title: one PNG per leg.
 plot() {
@@ -355,6 +387,9 @@ plot() {
     qemu) what="apps/httpd in QEMU (TCG), virtio-net on a TAP" ;;
     host) what="apps/httpd on the host board, DWMAC model on a TAP" ;;
     nginx) what="nginx 1 worker, over a veth" ;;
+    qemu6) what="apps/httpd in QEMU (TCG), virtio-net on a TAP, IPv6" ;;
+    host6) what="apps/httpd on the host board, DWMAC model on a TAP, IPv6" ;;
+    nginx6) what="nginx 1 worker, over a veth, IPv6" ;;
   esac
   gnuplot <<GNUPLOT
 set terminal png size 800,500

@@ -78,6 +78,11 @@ def cmd_wrk_csv(a):
             f.write('"p%s" %d\n' % (label, int(r[key])))
 
 
+def url_host(host):
+    """A host as a URL or Host header has it: IPv6 literals in brackets."""
+    return f"[{host}]" if ":" in host else host
+
+
 class Connection:
     """One keep-alive HTTP/1.1 connection; GETs one at a time (no pipelining),
     each answer read whole before the next request goes."""
@@ -97,7 +102,7 @@ class Connection:
     def get(self, path):
         """(status, body, server_closes)."""
         # The request wrk sends for http://HOST/: the same bytes to every server.
-        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {url_host(self.host)}\r\n\r\n".encode())
         while b"\r\n\r\n" not in self.buf:
             self._fill()
         head, self.buf = self.buf.split(b"\r\n\r\n", 1)
@@ -133,7 +138,7 @@ def cmd_probe(a):
         except OSError as e:
             last = str(e)
         time.sleep(0.1)
-    fail(f"GET http://{a.host}:{a.port}{a.path}: {last}")
+    fail(f"GET http://{url_host(a.host)}:{a.port}{a.path}: {last}")
 
 
 SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*(?:\{[^}]*\})?)\s+(\S+)")
@@ -235,7 +240,7 @@ def cmd_cost(a):
     sb = scrape(scraper)
     out = subprocess.run(
         [a.wrk, "-t", "1", "-c", str(a.wrk_connections), "-d", f"{a.wrk_seconds}s",
-         f"http://{a.host}:{a.port}{a.path}"],
+         f"http://{url_host(a.host)}:{a.port}{a.path}"],
         capture_output=True, text=True, timeout=a.wrk_seconds + 60)
     sc = scrape(scraper)
     scraper.close()
@@ -302,9 +307,15 @@ def cmd_summary(a):
         except (OSError, StopIteration):
             pass
     cost = ""
+    cost6 = ""
     try:
         with open(f"{a.out}/cost.txt") as f:
             cost = f.read()
+    except OSError:
+        pass
+    try:
+        with open(f"{a.out}/cost6.txt") as f:
+            cost6 = f.read()
     except OSError:
         pass
     lines = [f"# bench/http summary {time.strftime('%Y-%m-%dT%H:%MZ', time.gmtime())}, {a.params}"]
@@ -313,13 +324,20 @@ def cmd_summary(a):
                      f"latency_p90_us={r['latency_p90_us']} latency_p99_us={r['latency_p99_us']} "
                      f"errors={r['errors']} requests={r['requests']}")
     nginx = rows.get("nginx")
-    for leg, name in (("qemu", "httpd(qemu)/nginx"), ("host", "httpd(host)/nginx")):
-        if nginx and leg in rows:
-            r = rows[leg]
-            rps = float(r["requests_per_s"]) / max(float(nginx["requests_per_s"]), 1e-9)
-            p99 = float(r["latency_p99_us"]) / max(float(nginx["latency_p99_us"]), 1e-9)
+    # Each httpd leg against nginx in its family; each IPv6 leg against its
+    # IPv4 twin.
+    pairs = [("qemu", "nginx", "httpd(qemu)/nginx"), ("host", "nginx", "httpd(host)/nginx"),
+             ("qemu6", "nginx6", "httpd(qemu6)/nginx6"), ("host6", "nginx6", "httpd(host6)/nginx6"),
+             ("qemu6", "qemu", "qemu6/qemu"), ("host6", "host", "host6/host"),
+             ("nginx6", "nginx", "nginx6/nginx")]
+    for leg, peer, name in pairs:
+        if leg in rows and peer in rows:
+            r, n = rows[leg], rows[peer]
+            rps = float(r["requests_per_s"]) / max(float(n["requests_per_s"]), 1e-9)
+            p99 = float(r["latency_p99_us"]) / max(float(n["latency_p99_us"]), 1e-9)
             lines.append(f"ratio {name} requests_per_s={rps:.3f} latency_p99={p99:.3f}")
     lines += [f"cost {line}" for line in cost.splitlines() if line.strip()]
+    lines += [f"cost6 {line}" for line in cost6.splitlines() if line.strip()]
     m = re.search(r"closed_loop busy_instructions_per_request=([0-9.]+)", cost)
     if m:
         v = float(m.group(1))
