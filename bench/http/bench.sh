@@ -24,7 +24,8 @@
 # the run), console logs, nginx's config and logs, cost.txt, summary.txt
 # (ratios httpd/nginx for requests/s and p99).
 # --smoke: qemu and nginx only, 2 s and 40 connections each, one boot (under
-# -icount, for the cost figure too); checks the CSVs (numeric, zero errors,
+# -icount, for the cost figure too; wrk also over IPv6 to that boot,
+# qemu6.csv); checks the CSVs (numeric, zero errors,
 # requests > 0) and exits non-zero otherwise. Speed is never checked.
 set -euo pipefail
 
@@ -259,6 +260,8 @@ httpd_qemu_leg() {
     # One boot, under -icount: wrk's run and the cost figure both.
     boot_httpd "$ns" "$out/$leg.console.log" 120 "$host" "${icount_args[@]}" || return 1
     run_wrk "$leg" "$ns" "$host" || status=1
+    # The same boot over IPv6 too: httpd in QEMU serves both families.
+    [[ $leg != qemu ]] || run_wrk qemu6 "$ns" "$guest_ip6" || status=1
     measure_cost "$ns" "$host" "$cost_file" || status=1
     stop_pid "$guest_pid"
     return $status
@@ -420,9 +423,10 @@ for leg in "${leg_list[@]}"; do
 done
 
 if [[ $smoke -eq 1 ]]; then
-  cat "$out"/qemu.csv "$out"/nginx.csv 2>/dev/null || true
+  cat "$out"/qemu.csv "$out"/qemu6.csv "$out"/nginx.csv 2>/dev/null || true
   [[ $status -eq 0 ]] || exit 1
-  python3 "$tool" check-smoke "$out/qemu.csv" "$out/nginx.csv" --cost "$out/cost.txt" || exit 1
+  python3 "$tool" check-smoke "$out/qemu.csv" "$out/qemu6.csv" "$out/nginx.csv" \
+    --cost "$out/cost.txt" || exit 1
   note "smoke: PASS"
   exit 0
 fi
