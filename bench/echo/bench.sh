@@ -29,6 +29,8 @@
 # the reflector booted under -icount, each run at one fixed low rate for a
 # fixed packet count; busy guest instructions per packet written to FILE as
 # key=value lines. Any bad packet fails the run.
+# STARLING_BENCH_COST_RATE (default 20M,200M): the rates of each QEMU leg's
+# -icount cost runs, e.g. 1G,2G for instructions per packet at saturation.
 # Needs root (ip netns, TAP). Namespaces are named sbe<pid>..., deleted on
 # exit whatever happens; every QEMU has a --timeout, every loadgen a bound.
 set -euo pipefail
@@ -202,7 +204,7 @@ image_bytes() {
 # comes from a second boot under -icount at one moderate rate; the sweep's
 # own stats deltas are host ticks and are renamed to say so.
 readonly icount_args=(-icount shift=0)
-cost_rate=20M,200M
+cost_rate=${STARLING_BENCH_COST_RATE:-20M,200M}
 cost_samples=3000
 host_cost_rate=10M  # callgrind runs the host board ~50 times slower
 
