@@ -125,6 +125,16 @@ HTTP_PARSER_SOURCE = struct(
     sha256 = "467b9e30fd0979ee301065e70f637d525c28193449e1b13fbcb1b1fab3ad224f",
 )
 
+# Mbed TLS 3.6 (the LTS line, supported to 2027), from Debian 13's source
+# package like lwIP: only the upstream .orig tarball (sha256 as in the .dsc's
+# Checksums-Sha256). net/tls builds it freestanding with a configuration of
+# its own (net/tls/mbedtls_config.h; docs/tls.md says why this library).
+MBEDTLS_SOURCE = struct(
+    package = "mbedtls",
+    version = "3.6.6-0.1~deb13u1",
+    sha256 = "8fb65fae8dcae5840f793c0a334860a411f884cc537ea290ce1c52bb64ca007a",
+)
+
 # Starling's patches to that source, applied in order by the @lwip rule
 # (net/lwip/patches/README.md says what each fixes and which test proves it).
 LWIP_PATCHES = [

@@ -9,6 +9,7 @@ load(
     "HTTP_PARSER_SOURCE",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
+    "MBEDTLS_SOURCE",
     "MTOOLS_PACKAGES",
     "PICOLIBC_EXTRACT",
     "PICOLIBC_PACKAGES",
@@ -85,6 +86,16 @@ def starling_repositories():
         # Starling's fixes to lwIP 2.1.3, each tested (net/lwip/patches/README.md).
         patches = LWIP_PATCHES,
         build_file = "//toolchain/repositories:BUILD.lwip",
+    )
+    debian_source(
+        name = "mbedtls",
+        package = MBEDTLS_SOURCE.package,
+        version = MBEDTLS_SOURCE.version,
+        sha256 = MBEDTLS_SOURCE.sha256,
+        # Documentation, the test suites, sample programs and Windows
+        # project files: no build input.
+        remove = ["docs", "doxygen", "tests", "programs", "visualc", "ChangeLog.d"],
+        build_file = "//toolchain/repositories:BUILD.mbedtls",
     )
     debian_source(
         name = "http_parser",

@@ -115,6 +115,11 @@ Response status_response(Status status) {
     }
     w.put("\r\n");
   }
+  if (options.hsts_max_age_s != 0) {
+    w.put("Strict-Transport-Security: max-age=");
+    w.put_decimal(options.hsts_max_age_s);
+    w.put("\r\n");
+  }
   if (!options.keep_alive) {
     w.put("Connection: close\r\n");
   } else if (options.http10_keep_alive) {

@@ -2,6 +2,7 @@
 #define STARLING_NET_HTTP_RESPONSE_HEAD_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "net/http/response.h"
@@ -15,6 +16,7 @@
 //   Content-Length: 1234\r\n           (not for 1xx, 204 and 304)
 //   <the response's headers>\r\n
 //   Allow: GET, HEAD\r\n               (if allow is set)
+//   Strict-Transport-Security: max-age=N\r\n  (over HTTPS)
 //   Connection: close\r\n              (when the connection ends after it;
 //                                       keep-alive for HTTP/1.0 clients that asked)
 //   \r\n
@@ -26,6 +28,8 @@ namespace starling::net::http {
 struct HeadOptions {
   bool keep_alive = true;          // the connection stays open after it
   bool http10_keep_alive = false;  // an HTTP/1.0 client asked for keep-alive: say so
+  // Over HTTPS: Strict-Transport-Security: max-age=N (RFC 6797); 0 = none.
+  std::uint32_t hsts_max_age_s = 0;
 };
 
 // The head's size, or 0 if it does not fit `out` (the server answers 500).

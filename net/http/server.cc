@@ -11,11 +11,13 @@
 #include "kernel/async/sleep.h"
 #include "kernel/async/timeout.h"
 #include "kernel/metrics/text_writer.h"
+#include "net/http/connection_stream.h"
 #include "net/http/request_parser.h"
 #include "net/http/response_head.h"
 #include "net/tcp/handoff.h"
 #include "net/tcp/idle_clock.h"
 #include "net/tcp/tcp.h"
+#include "net/tls/tls.h"
 
 namespace starling::net::http {
 namespace {
@@ -28,6 +30,7 @@ struct Slot {
   char response_head[kResponseHeadBytes];
   IpAddress peer;  // the holder: IpAddress::peer() (an IPv4 address, an IPv6 /64)
   bool used;
+  tls::TlsStream tls;  // the connection's TLS state, when it came on the TLS port
 };
 
 Slot g_slots[kMaxSlots];
@@ -95,7 +98,8 @@ void count(Status status) {
   ++g_stats.responses[status_index(status)];
 }
 
-Task<void> linger_close(TcpStream& stream) {
+template <typename Stream>
+Task<void> linger_close(Stream& stream) {
   if (auto shut = stream.shutdown(); !shut.ok()) {
     stream.abort();
     co_return {};
@@ -136,14 +140,19 @@ Task<void> refuse(StreamHandoff handoff, std::uint32_t retry_after_s) {
 
 class Connection {
  public:
-  Connection(TcpStream stream, Slot& slot, const Router& router, const ServerConfig& config)
+  Connection(TcpStream stream, Slot& slot, const Router& router, const ServerConfig& config,
+             bool secure_port)
       : stream_(std::move(stream)),
         slot_(slot),
         router_(router),
         config_(config),
-        parser_(slot.head, slot.body) {}
+        parser_(slot.head, slot.body),
+        secure_port_(secure_port) {}
 
   Task<void> run();
+  // TLS on the slot's session, the handshake under its deadline. False:
+  // the connection is over (reset).
+  Task<bool> secure();
 
   enum class Read : std::uint8_t { kOk, kTimedOut, kEnd, kFailed };
   enum class Next : std::uint8_t { kKeepAlive, kClose, kReset };
@@ -164,19 +173,23 @@ class Connection {
   Task<Next> answer(Response response, bool keep_alive);
   Task<Next> refuse_request(Status status, bool body_pending);
   Task<Next> one_request(bool first);
+  // 308 Permanent Redirect to the same target over https:// (the Host
+  // header's name, the TLS port when it is not 443).
+  Task<Next> redirect_to_https(bool body_pending);
   // More than three quarters of the slots held: kept-alive connections get
   // the shorter idle limit.
   bool slots_pressed() const noexcept {
     return net::table_pressed(g_stats.slots_in_use, config_.slots);
   }
 
-  TcpStream stream_;
+  ConnectionStream stream_;
   Slot& slot_;
   const Router& router_;
   const ServerConfig& config_;
   RequestParser parser_;
   async::Deadline deadline_;
   std::uint32_t served_ = 0;
+  bool secure_port_ = false;  // came on the TLS port: handshake first
 };
 
 // What one read into the parser's room (bounded by the armed deadline)
@@ -198,7 +211,8 @@ Connection::Outgoing Connection::prepare(Response& response, bool keep_alive) {
   const Request& request = parser_.request();
   keep_alive = keep_alive && !response.close;
   HeadOptions options{.keep_alive = keep_alive,
-                      .http10_keep_alive = keep_alive && request.version_minor == 0};
+                      .http10_keep_alive = keep_alive && request.version_minor == 0,
+                      .hsts_max_age_s = stream_.secure() ? config_.hsts_max_age_s : 0};
   std::size_t n = render_head(response, options, slot_.response_head);
   if (n == 0) {
     ++g_stats.handler_failures;  // its headers do not fit the head buffer
@@ -269,6 +283,41 @@ Task<Connection::Next> Connection::refuse_request(Status status, bool body_pendi
   co_return co_await answer(std::move(r), !body_pending && parser_.request().keep_alive);
 }
 
+Task<Connection::Next> Connection::redirect_to_https(bool body_pending) {
+  const Request& request = parser_.request();
+  std::string_view host = request.header("Host");
+  // host[:port]: the name alone ([v6] kept whole).
+  if (const auto colon = host.rfind(':');
+      colon != std::string_view::npos && host.find(']', colon) == std::string_view::npos) {
+    host = host.substr(0, colon);
+  }
+  if (host.empty()) co_return co_await refuse_request(Status::kBadRequest, body_pending);
+  // The Location in the slot's body buffer (the request's body is not read).
+  metrics::TextWriter w(std::span(reinterpret_cast<char*>(slot_.body), kBodyBytes));
+  w.put("https://");
+  w.put(host);
+  if (config_.tls_port != 443) {
+    w.put(":");
+    w.put_decimal(config_.tls_port);
+  }
+  w.put(request.target.empty() || request.target[0] != '/' ? "/" : request.target);
+  if (w.overflowed()) co_return co_await refuse_request(Status::kUriTooLong, body_pending);
+  Response r = status_response(Status::kPermanentRedirect);
+  r.add_header("Location", std::string_view(reinterpret_cast<const char*>(slot_.body), w.size()));
+  ++g_stats.redirects;
+  co_return co_await answer(std::move(r), !body_pending && request.keep_alive);
+}
+
+Task<bool> Connection::secure() {
+  if (!stream_.start_tls(slot_.tls, *config_.tls).ok()) co_return false;
+  auto done = co_await async::with_timeout(stream_.handshake(), config_.handshake_timeout_ns);
+  if (!done.ok() && done.error() == Error::kTimedOut) {
+    ++g_stats.handshake_timeouts;
+    ++tls::tls_stats_for_update().timeouts;
+  }
+  co_return done.ok();
+}
+
 Task<Connection::Next> Connection::one_request(bool first) {
   // The head: a first request's clock starts at the connection; a kept-alive
   // connection may be quiet (idle_timeout_ns) until its next request's
@@ -324,6 +373,9 @@ Task<Connection::Next> Connection::one_request(bool first) {
   }
   if (parser_.unknown_expectation()) {
     co_return co_await refuse_request(Status::kExpectationFailed, body_coming);
+  }
+  if (config_.plain_redirects && config_.tls != nullptr && !stream_.secure()) {
+    co_return co_await redirect_to_https(body_coming);
   }
   const RouteMatch match = router_.match(request.method, request.path);
   if (match.route == nullptr) {
@@ -382,6 +434,13 @@ Task<Connection::Next> Connection::one_request(bool first) {
 }
 
 Task<void> Connection::run() {
+  if (secure_port_) {
+    const auto ok = co_await secure();
+    if (!ok.ok() || !*ok) {
+      stream_.abort();
+      co_return {};
+    }
+  }
   for (bool first = true;; first = false) {
     // A Task that could not get its frame is kNoMemory: reset, as a
     // connection without a frame is.
@@ -397,9 +456,42 @@ Task<void> Connection::run() {
 }
 
 Task<void> serve_connection(StreamHandoff handoff, SlotLease lease, const Router& router,
-                            const ServerConfig& config) {
-  Connection connection(handoff.take(), lease.slot(), router, config);
+                            const ServerConfig& config, bool secure_port) {
+  Connection connection(handoff.take(), lease.slot(), router, config, secure_port);
   co_return co_await connection.run();
+}
+
+// Connections from one listener into the shared slots, until it fails.
+// secure_port: TLS before HTTP. A TLS connection refused for want of a
+// slot is reset: the 503 would need a handshake first.
+Task<void> accept_loop(TcpListener& listener, const Router& router, const ServerConfig& config,
+                       bool secure_port, async::Scope& connections) {
+  for (;;) {
+    auto stream = co_await listener.accept();
+    if (!stream.ok() && stream.error() == Error::kNoMemory) {
+      co_await async::sleep_for(async::kMillisecond);  // no frame for the accept: a moment
+      continue;
+    }
+    if (!stream.ok()) co_return Unexpected(stream.error());
+    ++g_stats.connections_accepted;
+    if (secure_port) ++g_stats.tls_connections;
+    const IpAddress peer = stream->peer().address.peer();
+    StreamHandoff handoff(std::move(*stream), &g_stats.connections_reset);
+    const bool peer_full = slots_of(config.slots, peer) >= config.peer_slots;
+    Slot* slot = peer_full ? nullptr : free_slot(config.slots, peer);
+    if (slot == nullptr) {
+      ++g_stats.connections_refused;
+      if (peer_full) ++g_stats.connections_refused_peer;
+      if (secure_port) {
+        handoff.take().abort();
+      } else {
+        (void)connections.spawn(refuse(std::move(handoff), config.retry_after_s));
+      }
+      continue;
+    }
+    (void)connections.spawn(
+        serve_connection(std::move(handoff), SlotLease(slot), router, config, secure_port));
+  }
 }
 
 // The one server's claim on the slots, given back however serve() ends.
@@ -426,31 +518,20 @@ Task<void> serve(const Router& router, ServerConfig config) noexcept {
   g_stats.slots_total = config.slots;
   auto listener = TcpListener::listen(config.port, config.backlog);
   if (!listener.ok()) co_return Unexpected(listener.error());
-  async::Scope connections;  // destroyed (every connection cancelled) when serve() is
-  for (;;) {
-    auto stream = co_await listener->accept();
-    if (!stream.ok() && stream.error() == Error::kNoMemory) {
-      co_await async::sleep_for(async::kMillisecond);  // no frame for the accept: a moment
-      continue;
-    }
-    if (!stream.ok()) co_return Unexpected(stream.error());
-    ++g_stats.connections_accepted;
-    const IpAddress peer = stream->peer().address.peer();
-    StreamHandoff handoff(std::move(*stream), &g_stats.connections_reset);
-    if (slots_of(config.slots, peer) >= config.peer_slots) {
-      ++g_stats.connections_refused;
-      ++g_stats.connections_refused_peer;
-      (void)connections.spawn(refuse(std::move(handoff), config.retry_after_s));
-      continue;
-    }
-    Slot* slot = free_slot(config.slots, peer);
-    if (slot == nullptr) {
-      ++g_stats.connections_refused;
-      (void)connections.spawn(refuse(std::move(handoff), config.retry_after_s));
-      continue;
-    }
-    (void)connections.spawn(serve_connection(std::move(handoff), SlotLease(slot), router, config));
+  TcpListener secure_listener;
+  if (config.tls != nullptr) {
+    auto l = TcpListener::listen(config.tls_port, config.backlog);
+    if (!l.ok()) co_return Unexpected(l.error());
+    secure_listener = std::move(*l);
   }
+  async::Scope connections;  // destroyed (every connection cancelled) when serve() is
+  async::Scope secure_accepts;
+  if (secure_listener.valid()) {
+    if (!secure_accepts.spawn(accept_loop(secure_listener, router, config, true, connections))) {
+      co_return Unexpected(Error::kNoMemory);
+    }
+  }
+  co_return co_await accept_loop(*listener, router, config, false, connections);
 }
 
 }  // namespace starling::net::http

@@ -9,6 +9,10 @@
 #include "net/http/router.h"
 #include "net/http/status.h"
 
+namespace starling::net::tls {
+class ServerContext;
+}  // namespace starling::net::tls
+
 // The HTTP/1.1 server over the coroutine TCP API: one task per connection,
 // in a slot of its own; keep-alive, pipelining (requests already buffered
 // are answered in order), HEAD, Content-Length and chunked request bodies,
@@ -34,6 +38,13 @@
 //   sizes: see request_parser.h (431, 414, 413, 400, 505).
 // Refusals after the head are answered with Connection: close when a body
 // may still be on the wire (the stream is then out of step).
+//
+// HTTPS (config.tls set; docs/tls.md): a second listener on tls_port whose
+// connections take the same slots, routes and limits, after a TLS
+// handshake bounded by handshake_timeout_ns (past it, or failed: the
+// connection is reset, counted in net/tls's TlsStats). Responses over TLS
+// carry Strict-Transport-Security. The plain port serves the same routes,
+// or (plain_redirects) answers every request with 308 to https://.
 namespace starling::net::http {
 
 inline constexpr std::size_t kMaxSlots = 64;
@@ -65,6 +76,12 @@ struct ServerConfig {
   // Retry-After while other peers are served. kAutoPeerSlots: below half the slots,
   // (slots - 1) / 2 and at least 1 (31 of 64). Up to `slots` (= no limit).
   std::size_t peer_slots = kAutoPeerSlots;
+  // HTTPS: the certificate and key (nullptr: plain HTTP only).
+  const tls::ServerContext* tls = nullptr;
+  std::uint16_t tls_port = 443;
+  std::uint64_t handshake_timeout_ns = 10'000'000'000;
+  std::uint32_t hsts_max_age_s = 31'536'000;  // a year, as hstspreload.org asks
+  bool plain_redirects = false;               // port 80: 308 to https:// instead of serving
 };
 
 struct ServerStats {
@@ -85,6 +102,9 @@ struct ServerStats {
   std::uint64_t handler_failures = 0;  // a handler failed or took too long
   std::uint64_t bytes_received = 0;
   std::uint64_t bytes_sent = 0;
+  std::uint64_t tls_connections = 0;                    // accepted on the TLS port
+  std::uint64_t handshake_timeouts = 0;                 // TLS handshakes past handshake_timeout_ns
+  std::uint64_t redirects = 0;                          // 308s to https:// on the plain port
   std::array<std::uint64_t, kStatusCount> responses{};  // by status_index()
 };
 const ServerStats& server_stats() noexcept;

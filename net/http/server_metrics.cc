@@ -22,8 +22,14 @@ constexpr std::string_view code_text(Status s) {
       return "301";
     case Status::kNotModified:
       return "304";
+    case Status::kPermanentRedirect:
+      return "308";
     case Status::kBadRequest:
       return "400";
+    case Status::kUnauthorized:
+      return "401";
+    case Status::kForbidden:
+      return "403";
     case Status::kNotFound:
       return "404";
     case Status::kMethodNotAllowed:

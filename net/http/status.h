@@ -16,7 +16,10 @@ enum class Status : std::uint16_t {
   kNoContent = 204,
   kMovedPermanently = 301,
   kNotModified = 304,
+  kPermanentRedirect = 308,
   kBadRequest = 400,
+  kUnauthorized = 401,
+  kForbidden = 403,
   kNotFound = 404,
   kMethodNotAllowed = 405,
   kRequestTimeout = 408,
@@ -38,7 +41,10 @@ inline constexpr Status kAllStatuses[] = {
     Status::kNoContent,
     Status::kMovedPermanently,
     Status::kNotModified,
+    Status::kPermanentRedirect,
     Status::kBadRequest,
+    Status::kUnauthorized,
+    Status::kForbidden,
     Status::kNotFound,
     Status::kMethodNotAllowed,
     Status::kRequestTimeout,
@@ -79,8 +85,14 @@ constexpr std::string_view reason(Status s) {
       return "Moved Permanently";
     case Status::kNotModified:
       return "Not Modified";
+    case Status::kPermanentRedirect:
+      return "Permanent Redirect";
     case Status::kBadRequest:
       return "Bad Request";
+    case Status::kUnauthorized:
+      return "Unauthorized";
+    case Status::kForbidden:
+      return "Forbidden";
     case Status::kNotFound:
       return "Not Found";
     case Status::kMethodNotAllowed:

@@ -429,31 +429,77 @@ async::Task<TcpStream> TcpStream::connect(Endpoint remote) noexcept {
   co_return std::move(stream);
 }
 
+namespace {
+
+// Copies up to buf.size() of c's received bytes (it has some), frees what
+// was consumed and opens the window by as much.
+std::size_t take_received(Conn* c, std::span<std::byte> buf) {
+  const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
+  const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
+  c->rx = pbuf_free_header(c->rx, n);  // frees the fully consumed pbufs
+  const std::size_t left = c->rx == nullptr ? 0 : pbuf_clen(c->rx);
+  rx_released(c->rx_pbufs - left);
+  c->rx_pbufs = left;
+  if (c->pcb != nullptr) {
+    tcp_recved(c->pcb, n);
+    // Data refused for want of room (on_recv) is taken now, not on
+    // lwIP's next fast timer. It may call on_recv, never free c.
+    if (c->pcb->refused_data != nullptr) (void)tcp_process_refused_data(c->pcb);
+  }
+  return n;
+}
+
+}  // namespace
+
 async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
   Conn* c = conn_;
   if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
   if (buf.empty()) co_return std::size_t{0};
   for (;;) {
-    if (c->rx != nullptr) {
-      const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
-      const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
-      c->rx = pbuf_free_header(c->rx, n);  // frees the fully consumed pbufs
-      const std::size_t left = c->rx == nullptr ? 0 : pbuf_clen(c->rx);
-      rx_released(c->rx_pbufs - left);
-      c->rx_pbufs = left;
-      if (c->pcb != nullptr) {
-        tcp_recved(c->pcb, n);
-        // Data refused for want of room (on_recv) is taken now, not on
-        // lwIP's next fast timer. It may call on_recv, never free c.
-        if (c->pcb->refused_data != nullptr) (void)tcp_process_refused_data(c->pcb);
-      }
-      co_return std::size_t{n};
-    }
+    if (c->rx != nullptr) co_return take_received(c, buf);
     if (c->eof) co_return std::size_t{0};
     if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
     c->rx_event.reset();
     co_await c->rx_event.wait();
   }
+}
+
+Result<std::size_t> TcpStream::try_read(std::span<std::byte> buf) noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) return Unexpected(Error::kInvalidArgument);
+  if (c->rx != nullptr && !buf.empty()) return take_received(c, buf);
+  if (c->eof || buf.empty()) return std::size_t{0};
+  if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
+  return std::size_t{0};
+}
+
+bool TcpStream::at_end() const noexcept {
+  return conn_ != nullptr && conn_->rx == nullptr && conn_->eof;
+}
+
+async::Task<void> TcpStream::wait_readable() noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  while (c->rx == nullptr && !c->eof) {
+    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
+    c->rx_event.reset();
+    co_await c->rx_event.wait();
+  }
+  co_return {};
+}
+
+async::Task<void> TcpStream::wait_writable() noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
+  // As send() does when lwIP took nothing (send buffer, segment queue, the
+  // peer's share of segments or lwIP's heap): push what is queued, then
+  // acknowledgements (sent), the poll timer or an error wake us.
+  c->tx_event.reset();
+  tcp_output(c->pcb);
+  co_await c->tx_event.wait();
+  if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
+  co_return {};
 }
 
 async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexcept {

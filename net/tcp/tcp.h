@@ -99,6 +99,19 @@ class TcpStream {
   Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
                                 bool push) noexcept;
 
+  // Without waiting, for a protocol layered on the stream (net/tls): up to
+  // buf.size() bytes already received, or 0 when none are (at_end() then
+  // says whether the peer has finished). Errors as read()'s.
+  Result<std::size_t> try_read(std::span<std::byte> buf) noexcept;
+  // The peer's FIN arrived and every byte before it was read.
+  bool at_end() const noexcept;
+  // Waits until a byte can be read, or the peer finished (FIN), or the
+  // connection failed (its error). Reads nothing.
+  async::Task<void> wait_readable() noexcept;
+  // Waits until the send buffer has room again (after pushing what is
+  // queued), or the connection failed.
+  async::Task<void> wait_writable() noexcept;
+
   // Half-close: sends FIN after the queued data; reads still work.
   Result<void> shutdown() noexcept;
   // Graceful close (tcp_close: queued data is still delivered, then FIN);

@@ -1,0 +1,75 @@
+#ifndef STARLING_NET_HTTP_CONNECTION_STREAM_H_
+#define STARLING_NET_HTTP_CONNECTION_STREAM_H_
+
+#include <cstddef>
+#include <span>
+#include <utility>
+
+#include "kernel/async/task.h"
+#include "kernel/lib/result.h"
+#include "net/tcp/tcp.h"
+#include "net/tls/tls.h"
+
+// The byte stream one HTTP connection reads and writes: the TCP stream
+// itself (port 80), or TLS over it (port 443). The server's code is the
+// same for both; each call picks its path with one test, and a plain
+// connection's calls are the TcpStream's own (no frame, no copy added).
+namespace starling::net::http {
+
+class ConnectionStream {
+ public:
+  explicit ConnectionStream(TcpStream tcp) noexcept : tcp_(std::move(tcp)) {}
+  ConnectionStream(const ConnectionStream&) = delete;
+  ConnectionStream& operator=(const ConnectionStream&) = delete;
+  ~ConnectionStream() { end_tls(); }
+
+  // TLS over the TCP stream from here on, in `session` (the slot's), with
+  // `context`'s certificate: Mbed TLS's state and buffers (kNoMemory past
+  // the TLS budget). The handshake is the caller's next step.
+  Result<void> start_tls(tls::TlsStream& session, const tls::ServerContext& context) noexcept {
+    if (auto ok = session.start(tcp_, context); !ok.ok()) return ok;
+    tls_ = &session;
+    return {};
+  }
+  async::Task<void> handshake() noexcept { return tls_->handshake(); }
+  bool secure() const noexcept { return tls_ != nullptr; }
+
+  async::Task<std::size_t> read(std::span<std::byte> buf) noexcept {
+    return tls_ != nullptr ? tls_->read(buf) : tcp_.read(buf);
+  }
+  async::Task<std::size_t> write(std::span<const std::byte> data) noexcept {
+    return tls_ != nullptr ? tls_->write(data, true) : tcp_.write(data);
+  }
+  async::Task<std::size_t> queue(std::span<const std::byte> data) noexcept {
+    return tls_ != nullptr ? tls_->write(data, false) : tcp_.queue(data);
+  }
+  Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
+                                bool push) noexcept {
+    return tls_ != nullptr ? tls_->try_write(pieces, push) : tcp_.try_write(pieces, push);
+  }
+  // Half-close: TLS's close_notify first, then the FIN.
+  Result<void> shutdown() noexcept {
+    if (tls_ != nullptr) tls_->notify_close();
+    return tcp_.shutdown();
+  }
+  Result<void> close() noexcept {
+    end_tls();
+    return tcp_.close();
+  }
+  void abort() noexcept {
+    end_tls();
+    tcp_.abort();
+  }
+
+ private:
+  void end_tls() noexcept {
+    if (tls_ != nullptr) std::exchange(tls_, nullptr)->finish();
+  }
+
+  TcpStream tcp_;
+  tls::TlsStream* tls_ = nullptr;
+};
+
+}  // namespace starling::net::http
+
+#endif  // STARLING_NET_HTTP_CONNECTION_STREAM_H_

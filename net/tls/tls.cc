@@ -1,0 +1,360 @@
+#include "net/tls/tls.h"
+
+#include <cstring>
+#include <new>
+
+#include "mbedtls/platform.h"
+// psa_util.h declares mbedtls_psa_get_random without C linkage for C++.
+extern "C" {
+#include "mbedtls/psa_util.h"
+}
+#include "mbedtls/sha256.h"
+#include "net/tls/mbedtls_port.h"
+
+namespace starling::net::tls {
+namespace {
+
+constinit TlsStats g_stats{};
+
+// What bio_send/bio_recv return when the TCP stream failed: Mbed TLS
+// passes any negative value through (these are its net_sockets codes).
+constexpr int kBioSendFailed = -0x004E;
+constexpr int kBioRecvFailed = -0x004C;
+
+// Session tickets live a day; Mbed TLS rotates the key at that period.
+constexpr std::uint32_t kTicketLifetimeSeconds = 24 * 60 * 60;
+
+const char* const kAlpn[] = {"http/1.1", nullptr};
+
+// The ticket parser, counting the tickets that resumed a session.
+int parse_ticket(void* tickets, mbedtls_ssl_session* session, unsigned char* buf, std::size_t len) {
+  const int r = mbedtls_ssl_ticket_parse(tickets, session, buf, len);
+  if (r == 0) ++g_stats.resumed;
+  return r;
+}
+
+// A copy of `text` with the terminating NUL Mbed TLS's PEM parser wants
+// (it takes the NUL as part of the length). Mbed TLS's allocator: the
+// budget covers it, init() frees it.
+unsigned char* terminated_copy(std::span<const std::byte> text) {
+  auto* copy = static_cast<unsigned char*>(mbedtls_calloc(1, text.size() + 1));
+  if (copy != nullptr && !text.empty()) std::memcpy(copy, text.data(), text.size());
+  return copy;
+}
+
+bool looks_pem(std::span<const std::byte> text) {
+  static constexpr std::string_view kBegin = "-----BEGIN";
+  const std::string_view s(reinterpret_cast<const char*>(text.data()), text.size());
+  return s.find(kBegin) != std::string_view::npos;
+}
+
+}  // namespace
+
+const TlsStats& tls_stats() noexcept {
+  return g_stats;
+}
+
+TlsStats& tls_stats_for_update() noexcept {
+  return g_stats;
+}
+
+// ---- ServerContext -------------------------------------------------------
+
+ServerContext::ServerContext() noexcept {
+  mbedtls_ssl_config_init(&config_);
+  mbedtls_x509_crt_init(&chain_);
+  mbedtls_pk_init(&key_);
+  mbedtls_ssl_ticket_init(&tickets_);
+}
+
+ServerContext::~ServerContext() {
+  mbedtls_ssl_ticket_free(&tickets_);
+  mbedtls_pk_free(&key_);
+  mbedtls_x509_crt_free(&chain_);
+  mbedtls_ssl_config_free(&config_);
+}
+
+Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
+                                 std::span<const std::byte> key_pem) {
+  ready_ = false;
+  if (auto ok = init_mbedtls(); !ok.ok()) {
+    reason_ = "no entropy on this board: TLS refused";
+    return ok;
+  }
+  // PEM wants its NUL; DER is taken as given.
+  const bool cert_is_pem = looks_pem(cert_pem);
+  unsigned char* cert = cert_is_pem ? terminated_copy(cert_pem) : nullptr;
+  const int cert_result =
+      cert_is_pem
+          ? (cert == nullptr ? MBEDTLS_ERR_X509_ALLOC_FAILED
+                             : mbedtls_x509_crt_parse(&chain_, cert, cert_pem.size() + 1))
+          : mbedtls_x509_crt_parse_der(
+                &chain_, reinterpret_cast<const unsigned char*>(cert_pem.data()), cert_pem.size());
+  mbedtls_free(cert);
+  if (cert_result != 0) {
+    reason_ = cert_result > 0 ? "certificate: some certificates in the chain could not be read"
+                              : "certificate: not a readable X.509 certificate (PEM or DER)";
+    return Unexpected(Error::kInvalidArgument);
+  }
+  const bool key_is_pem = looks_pem(key_pem);
+  unsigned char* key = key_is_pem ? terminated_copy(key_pem) : nullptr;
+  const int key_result =
+      key_is_pem
+          ? (key == nullptr
+                 ? MBEDTLS_ERR_PK_ALLOC_FAILED
+                 : mbedtls_pk_parse_key(&key_, key, key_pem.size() + 1, nullptr, 0,
+                                        mbedtls_psa_get_random, MBEDTLS_PSA_RANDOM_STATE))
+          : mbedtls_pk_parse_key(&key_, reinterpret_cast<const unsigned char*>(key_pem.data()),
+                                 key_pem.size(), nullptr, 0, mbedtls_psa_get_random,
+                                 MBEDTLS_PSA_RANDOM_STATE);
+  if (key != nullptr) {
+    mbedtls_platform_zeroize(key, key_pem.size() + 1);  // a private key: leave no copy
+    mbedtls_free(key);
+  }
+  if (key_result != 0) {
+    reason_ = key_result == MBEDTLS_ERR_PK_PASSWORD_REQUIRED
+                  ? "key: encrypted; give the key unencrypted (openssl pkey -in K -out K2)"
+                  : "key: not a readable private key (PEM or DER: EC or RSA)";
+    return Unexpected(Error::kInvalidArgument);
+  }
+  if (mbedtls_pk_check_pair(&chain_.pk, &key_, mbedtls_psa_get_random, MBEDTLS_PSA_RANDOM_STATE) !=
+      0) {
+    reason_ = "key: does not belong to the certificate";
+    return Unexpected(Error::kInvalidArgument);
+  }
+  if (mbedtls_sha256(chain_.raw.p, chain_.raw.len, fingerprint_, 0) != 0) {
+    reason_ = "certificate: cannot hash it";
+    return Unexpected(Error::kInvalidArgument);
+  }
+
+  if (mbedtls_ssl_config_defaults(&config_, MBEDTLS_SSL_IS_SERVER, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                  MBEDTLS_SSL_PRESET_DEFAULT) != 0) {
+    reason_ = "TLS configuration refused";
+    return Unexpected(Error::kInvalidArgument);
+  }
+  mbedtls_ssl_conf_rng(&config_, mbedtls_psa_get_random, MBEDTLS_PSA_RANDOM_STATE);
+  mbedtls_ssl_conf_min_tls_version(&config_, MBEDTLS_SSL_VERSION_TLS1_2);
+  mbedtls_ssl_conf_max_tls_version(&config_, MBEDTLS_SSL_VERSION_TLS1_3);
+  if (mbedtls_ssl_conf_own_cert(&config_, &chain_, &key_) != 0 ||
+      mbedtls_ssl_conf_alpn_protocols(&config_, const_cast<const char**>(kAlpn)) != 0) {
+    reason_ = "TLS configuration refused the certificate";
+    return Unexpected(Error::kInvalidArgument);
+  }
+  if (mbedtls_ssl_ticket_setup(&tickets_, mbedtls_psa_get_random, MBEDTLS_PSA_RANDOM_STATE,
+                               MBEDTLS_CIPHER_AES_256_GCM, kTicketLifetimeSeconds) != 0) {
+    reason_ = "session tickets: no key";
+    return Unexpected(Error::kNoMemory);
+  }
+  mbedtls_ssl_conf_session_tickets_cb(&config_, mbedtls_ssl_ticket_write, parse_ticket, &tickets_);
+  ready_ = true;
+  reason_ = {};
+  return {};
+}
+
+// ---- TlsStream -----------------------------------------------------------
+
+TlsStream::TlsStream() noexcept {
+  mbedtls_ssl_init(&ssl_);
+}
+
+TlsStream::~TlsStream() {
+  finish();
+}
+
+Result<void> TlsStream::start(TcpStream& tcp, const mbedtls_ssl_config* config) noexcept {
+  finish();
+  const int r = mbedtls_ssl_setup(&ssl_, config);
+  if (r != 0) {
+    ++g_stats.no_memory;
+    mbedtls_ssl_free(&ssl_);
+    mbedtls_ssl_init(&ssl_);
+    return Unexpected(r == MBEDTLS_ERR_SSL_ALLOC_FAILED ? Error::kNoMemory : Error::kDeviceError);
+  }
+  mbedtls_ssl_set_bio(&ssl_, this, &bio_send, &bio_recv, nullptr);
+  tcp_ = &tcp;
+  push_ = true;
+  ++g_stats.sessions_in_use;
+  return {};
+}
+
+void TlsStream::finish() noexcept {
+  if (tcp_ == nullptr) return;
+  mbedtls_ssl_free(&ssl_);
+  mbedtls_ssl_init(&ssl_);
+  tcp_ = nullptr;
+  --g_stats.sessions_in_use;
+}
+
+int TlsStream::version() const noexcept {
+  return tcp_ == nullptr ? 0 : mbedtls_ssl_get_version_number(&ssl_);
+}
+
+int TlsStream::bio_send(void* self, const unsigned char* buf, std::size_t len) {
+  auto* s = static_cast<TlsStream*>(self);
+  const std::span<const std::byte> pieces[] = {
+      std::span(reinterpret_cast<const std::byte*>(buf), len)};
+  const auto taken = s->tcp_->try_write(pieces, s->push_);
+  if (!taken.ok()) {
+    s->tcp_error_ = taken.error();
+    return kBioSendFailed;
+  }
+  if (*taken == 0) return MBEDTLS_ERR_SSL_WANT_WRITE;
+  return static_cast<int>(*taken);
+}
+
+int TlsStream::bio_recv(void* self, unsigned char* buf, std::size_t len) {
+  auto* s = static_cast<TlsStream*>(self);
+  const auto n = s->tcp_->try_read(std::span(reinterpret_cast<std::byte*>(buf), len));
+  if (!n.ok()) {
+    s->tcp_error_ = n.error();
+    return kBioRecvFailed;
+  }
+  if (*n > 0) return static_cast<int>(*n);
+  return s->tcp_->at_end() ? 0 : MBEDTLS_ERR_SSL_WANT_READ;
+}
+
+Error TlsStream::failure(int r) noexcept {
+  switch (r) {
+    case MBEDTLS_ERR_SSL_ALLOC_FAILED:
+      ++g_stats.no_memory;
+      return Error::kNoMemory;
+    case MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE:
+      ++g_stats.alerts_received;
+      return Error::kDeviceError;
+    case MBEDTLS_ERR_SSL_INVALID_MAC:
+    case MBEDTLS_ERR_SSL_INVALID_RECORD:
+    case MBEDTLS_ERR_SSL_DECODE_ERROR:
+    case MBEDTLS_ERR_SSL_UNEXPECTED_RECORD:
+    case MBEDTLS_ERR_SSL_UNEXPECTED_MESSAGE:
+      ++g_stats.bad_records;
+      return Error::kDeviceError;
+    case MBEDTLS_ERR_SSL_CONN_EOF:
+      if (handshaking_) ++g_stats.closed_early;
+      return Error::kDeviceError;
+    case kBioSendFailed:
+    case kBioRecvFailed:
+      if (handshaking_) ++g_stats.closed_early;
+      return tcp_error_;
+    default:
+      // A hello we cannot serve (no common version, suite, group or
+      // signature), a bad certificate from a client, an illegal
+      // parameter: Mbed TLS sent the fatal alert.
+      ++g_stats.alerts_sent;
+      return Error::kDeviceError;
+  }
+}
+
+async::Task<void> TlsStream::handshake() noexcept {
+  if (tcp_ == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  handshaking_ = true;
+  for (;;) {
+    const int r = mbedtls_ssl_handshake(&ssl_);
+    if (r == 0) break;
+    if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) {
+      auto waited =
+          co_await (r == MBEDTLS_ERR_SSL_WANT_READ ? tcp_->wait_readable() : tcp_->wait_writable());
+      if (!waited.ok()) {
+        ++g_stats.closed_early;
+        co_return Unexpected(waited.error());
+      }
+      continue;
+    }
+    const Error e = failure(r);
+    handshaking_ = false;
+    co_return Unexpected(e);
+  }
+  handshaking_ = false;
+  ++g_stats.handshakes;
+  if (mbedtls_ssl_get_version_number(&ssl_) == MBEDTLS_SSL_VERSION_TLS1_3) {
+    ++g_stats.tls13;
+  } else {
+    ++g_stats.tls12;
+  }
+  co_return {};
+}
+
+async::Task<std::size_t> TlsStream::read(std::span<std::byte> buf) noexcept {
+  if (tcp_ == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  if (buf.empty()) co_return std::size_t{0};
+  for (;;) {
+    const int r = mbedtls_ssl_read(&ssl_, reinterpret_cast<unsigned char*>(buf.data()), buf.size());
+    if (r > 0) co_return static_cast<std::size_t>(r);
+    if (r == 0 || r == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY || r == MBEDTLS_ERR_SSL_CONN_EOF) {
+      co_return std::size_t{0};
+    }
+    if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) {
+      auto waited =
+          co_await (r == MBEDTLS_ERR_SSL_WANT_READ ? tcp_->wait_readable() : tcp_->wait_writable());
+      if (!waited.ok()) co_return Unexpected(waited.error());
+      continue;
+    }
+    co_return Unexpected(failure(r));
+  }
+}
+
+async::Task<std::size_t> TlsStream::write(std::span<const std::byte> data, bool push) noexcept {
+  if (tcp_ == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const std::size_t left = data.size() - done;
+    const int room = mbedtls_ssl_get_max_out_record_payload(&ssl_);
+    // PSH on the TCP segments of the last record only.
+    push_ = push && room > 0 && left <= static_cast<std::size_t>(room);
+    const int r =
+        mbedtls_ssl_write(&ssl_, reinterpret_cast<const unsigned char*>(data.data() + done), left);
+    if (r > 0) {
+      done += static_cast<std::size_t>(r);
+      continue;
+    }
+    if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) {
+      // The record is Mbed TLS's now; the same call again sends the rest.
+      auto waited = co_await (r == MBEDTLS_ERR_SSL_WANT_WRITE ? tcp_->wait_writable()
+                                                              : tcp_->wait_readable());
+      if (!waited.ok()) co_return Unexpected(waited.error());
+      continue;
+    }
+    co_return Unexpected(failure(r));
+  }
+  push_ = true;
+  co_return done;
+}
+
+Result<std::size_t> TlsStream::try_write(std::span<const std::span<const std::byte>> pieces,
+                                         bool push) noexcept {
+  if (tcp_ == nullptr) return Unexpected(Error::kInvalidArgument);
+  std::size_t left = 0;
+  for (const auto& piece : pieces) left += piece.size();
+  const int room = mbedtls_ssl_get_max_out_record_payload(&ssl_);
+  std::size_t done = 0;
+  for (const auto& piece : pieces) {
+    std::size_t at = 0;
+    while (at < piece.size()) {
+      // PSH only with the record that ends the last piece.
+      const std::size_t chunk = piece.size() - at;
+      push_ = push && chunk == left && room > 0 && chunk <= static_cast<std::size_t>(room);
+      const int r = mbedtls_ssl_write(
+          &ssl_, reinterpret_cast<const unsigned char*>(piece.data() + at), piece.size() - at);
+      if (r == MBEDTLS_ERR_SSL_WANT_WRITE || r == MBEDTLS_ERR_SSL_WANT_READ) {
+        push_ = true;
+        return done;
+      }
+      if (r < 0) {
+        push_ = true;
+        return Unexpected(failure(r));
+      }
+      at += static_cast<std::size_t>(r);
+      done += static_cast<std::size_t>(r);
+      left -= static_cast<std::size_t>(r);
+    }
+  }
+  push_ = true;
+  return done;
+}
+
+void TlsStream::notify_close() noexcept {
+  if (tcp_ == nullptr) return;
+  push_ = true;
+  (void)mbedtls_ssl_close_notify(&ssl_);
+}
+
+}  // namespace starling::net::tls
