@@ -112,6 +112,15 @@ extern "C" {
   return nullptr;
 }
 
+// Mbed TLS's PEM and X.509 parsers use it.
+[[clang::no_builtin]] char* strchr(const char* text, int value) {
+  const auto wanted = static_cast<char>(value);
+  for (;; ++text) {
+    if (*text == wanted) return const_cast<char*>(text);
+    if (*text == '\0') return nullptr;
+  }
+}
+
 [[clang::no_builtin]] int strcmp(const char* a, const char* b) {
   for (; *a != '\0' && *a == *b; ++a, ++b) {
   }

@@ -8,7 +8,7 @@
 #include "kernel/async/task.h"
 #include "kernel/lib/result.h"
 #include "net/tcp/tcp.h"
-#include "net/tls/tls.h"
+#include "net/tls/session.h"
 
 // The byte stream one HTTP connection reads and writes: the TCP stream
 // itself (port 80), or TLS over it (port 443). The server's code is the
@@ -23,12 +23,14 @@ class ConnectionStream {
   ConnectionStream& operator=(const ConnectionStream&) = delete;
   ~ConnectionStream() { end_tls(); }
 
-  // TLS over the TCP stream from here on, in `session` (the slot's), with
-  // `context`'s certificate: Mbed TLS's state and buffers (kNoMemory past
-  // the TLS budget). The handshake is the caller's next step.
-  Result<void> start_tls(tls::TlsStream& session, const tls::ServerContext& context) noexcept {
-    if (auto ok = session.start(tcp_, context); !ok.ok()) return ok;
-    tls_ = &session;
+  // TLS over the TCP stream from here on: `server`'s session for `slot`
+  // (kNoMemory past the TLS budget). The handshake is the caller's next
+  // step.
+  Result<void> start_tls(tls::Server& server, std::size_t slot) noexcept {
+    auto session = server.open(slot, tcp_);
+    if (!session.ok()) return Unexpected(session.error());
+    server_ = &server;
+    tls_ = *session;
     return {};
   }
   async::Task<void> handshake() noexcept { return tls_->handshake(); }
@@ -63,11 +65,12 @@ class ConnectionStream {
 
  private:
   void end_tls() noexcept {
-    if (tls_ != nullptr) std::exchange(tls_, nullptr)->finish();
+    if (tls_ != nullptr) server_->close(std::exchange(tls_, nullptr));
   }
 
   TcpStream tcp_;
-  tls::TlsStream* tls_ = nullptr;
+  tls::Server* server_ = nullptr;
+  tls::Session* tls_ = nullptr;
 };
 
 }  // namespace starling::net::http

@@ -100,7 +100,7 @@ class HttpsServerTest : public net::testing::TcpTest {
     g_port += 2;
     config.port = g_port;
     config.tls_port = static_cast<std::uint16_t>(g_port + 1);
-    config.tls = &context_;
+    config.tls = &context_;  // a tls::Server
     Result<void> r = run(body(config, std::move(client)));
     if (!r.ok()) ADD_FAILURE() << "the client failed: " << error_name(r.error());
   }

@@ -17,7 +17,7 @@
 #include "net/tcp/handoff.h"
 #include "net/tcp/idle_clock.h"
 #include "net/tcp/tcp.h"
-#include "net/tls/tls.h"
+#include "net/tls/session.h"
 
 namespace starling::net::http {
 namespace {
@@ -30,7 +30,6 @@ struct Slot {
   char response_head[kResponseHeadBytes];
   IpAddress peer;  // the holder: IpAddress::peer() (an IPv4 address, an IPv6 /64)
   bool used;
-  tls::TlsStream tls;  // the connection's TLS state, when it came on the TLS port
 };
 
 Slot g_slots[kMaxSlots];
@@ -309,11 +308,12 @@ Task<Connection::Next> Connection::redirect_to_https(bool body_pending) {
 }
 
 Task<bool> Connection::secure() {
-  if (!stream_.start_tls(slot_.tls, *config_.tls).ok()) co_return false;
+  if (!stream_.start_tls(*config_.tls, static_cast<std::size_t>(&slot_ - g_slots)).ok()) {
+    co_return false;
+  }
   auto done = co_await async::with_timeout(stream_.handshake(), config_.handshake_timeout_ns);
   if (!done.ok() && done.error() == Error::kTimedOut) {
     ++g_stats.handshake_timeouts;
-    ++tls::tls_stats_for_update().timeouts;
   }
   co_return done.ok();
 }

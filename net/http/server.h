@@ -10,7 +10,7 @@
 #include "net/http/status.h"
 
 namespace starling::net::tls {
-class ServerContext;
+class Server;
 }  // namespace starling::net::tls
 
 // The HTTP/1.1 server over the coroutine TCP API: one task per connection,
@@ -77,7 +77,8 @@ struct ServerConfig {
   // (slots - 1) / 2 and at least 1 (31 of 64). Up to `slots` (= no limit).
   std::size_t peer_slots = kAutoPeerSlots;
   // HTTPS: the certificate and key (nullptr: plain HTTP only).
-  const tls::ServerContext* tls = nullptr;
+  // (net/tls/tls.h's ServerContext; kMaxSlots sessions.)
+  tls::Server* tls = nullptr;
   std::uint16_t tls_port = 443;
   std::uint64_t handshake_timeout_ns = 10'000'000'000;
   std::uint32_t hsts_max_age_s = 31'536'000;  // a year, as hstspreload.org asks

@@ -21,10 +21,19 @@
 #define MBEDTLS_PLATFORM_C
 #define MBEDTLS_PLATFORM_MEMORY
 /* Time: session ticket lifetimes and TLS 1.3 ticket ages, from the board's
- * monotonic clock (mbedtls_port.cc); no wall-clock date, so certificate
- * validity periods are not checked (docs/tls.md). */
+ * monotonic clock (mbedtls_port.cc: starling_mbedtls_time, mbedtls_ms_time;
+ * no libc time()); no wall-clock date, so certificate validity periods are
+ * not checked (docs/tls.md). */
+#include <time.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+time_t starling_mbedtls_time(time_t* out);
+#ifdef __cplusplus
+}
+#endif
 #define MBEDTLS_HAVE_TIME
-#define MBEDTLS_PLATFORM_TIME_ALT
+#define MBEDTLS_PLATFORM_TIME_MACRO starling_mbedtls_time
 #define MBEDTLS_PLATFORM_MS_TIME_ALT
 /* Entropy from the board (kernel/hal/entropy.h) through
  * mbedtls_hardware_poll(); no /dev/urandom. */

@@ -55,12 +55,6 @@ void tls_free(void* pointer) {
   std::free(block);
 }
 
-mbedtls_time_t seconds_since_boot(mbedtls_time_t* out) {
-  const auto now = static_cast<mbedtls_time_t>(hal::now_ns() / 1'000'000'000u);
-  if (out != nullptr) *out = now;
-  return now;
-}
-
 }  // namespace
 
 Result<void> init_mbedtls(std::size_t budget_bytes) {
@@ -71,7 +65,6 @@ Result<void> init_mbedtls(std::size_t budget_bytes) {
   g_initialised = true;
   g_budget = budget_bytes;
   mbedtls_platform_set_calloc_free(&tls_calloc, &tls_free);
-  mbedtls_platform_set_time(&seconds_since_boot);
   // Ask the board first, for its own error: psa_crypto_init() only says
   // "insufficient entropy".
   std::byte probe[16];
@@ -108,6 +101,12 @@ int mbedtls_hardware_poll(void* /*data*/, unsigned char* output, std::size_t len
   }
   *olen = len;
   return 0;
+}
+
+time_t starling_mbedtls_time(time_t* out) {
+  const auto now = static_cast<time_t>(starling::hal::now_ns() / 1'000'000'000u);
+  if (out != nullptr) *out = now;
+  return now;
 }
 
 mbedtls_ms_time_t mbedtls_ms_time(void) {

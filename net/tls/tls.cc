@@ -151,6 +151,17 @@ Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
   return {};
 }
 
+Result<Session*> ServerContext::open(std::size_t slot, TcpStream& tcp) noexcept {
+  if (!ready_ || slot >= kMaxSessions) return Unexpected(Error::kInvalidArgument);
+  TlsStream& session = sessions_[slot];
+  if (auto ok = session.start(tcp, config()); !ok.ok()) return Unexpected(ok.error());
+  return static_cast<Session*>(&session);
+}
+
+void ServerContext::close(Session* session) noexcept {
+  if (session != nullptr) static_cast<TlsStream*>(session)->finish();
+}
+
 // ---- TlsStream -----------------------------------------------------------
 
 TlsStream::TlsStream() noexcept {

@@ -13,6 +13,7 @@
 #include "mbedtls/ssl_ticket.h"
 #include "mbedtls/x509_crt.h"
 #include "net/tcp/tcp.h"
+#include "net/tls/session.h"
 
 // TLS as a coroutine stream over net::TcpStream (docs/tls.md), not lwIP's
 // altcp layer: the HTTP server (and any app) reads and writes a TlsStream
@@ -21,13 +22,13 @@
 // WANT_READ / WANT_WRITE; the stream then waits on the TCP stream
 // (wait_readable / wait_writable) and calls Mbed TLS again.
 //
-//   tls::ServerContext context;                 // once: certificate, key, tickets
+//   static tls::ServerContext context;          // once: certificate, key, tickets
 //   context.init(cert_pem, key_pem);
-//   tls::TlsStream tls;                         // per connection
-//   tls.start(tcp, context);                    // Mbed TLS's state and record buffers
-//   co_await with_timeout(tls.handshake(), 10 * kSecond);
-//   co_await tls.read(buf); co_await tls.write(bytes, true);
-//   tls.finish();                               // frees them (the TCP stream is the caller's)
+//   Session* s = *context.open(slot, tcp);      // per connection: Mbed TLS's state, buffers
+//   co_await with_timeout(s->handshake(), 10 * kSecond);
+//   co_await s->read(buf); co_await s->write(bytes, true);
+//   context.close(s);                           // frees them (the TCP stream is the caller's)
+// The HTTP server sees only session.h's interfaces.
 //
 // Memory per connection: the mbedtls_ssl_context inside TlsStream (the
 // caller's storage: .bss for httpd's slots), and from Mbed TLS's bounded
@@ -36,6 +37,10 @@
 // figures: docs/tls.md.
 namespace starling::net::tls {
 
+// Sessions one ServerContext holds: one per HTTP server slot
+// (net/http/server.h's kMaxSlots).
+inline constexpr std::size_t kMaxSessions = 64;
+
 // Why connections failed, for the metrics (net/tls/tls_metrics.h).
 struct TlsStats {
   std::uint64_t handshakes = 0;       // completed
@@ -43,7 +48,6 @@ struct TlsStats {
   std::uint64_t alerts_sent = 0;      // we refused the peer (bad hello, no common suite...)
   std::uint64_t alerts_received = 0;  // the peer sent a fatal alert
   std::uint64_t bad_records = 0;      // undecryptable, malformed or unexpected records
-  std::uint64_t timeouts = 0;         // handshakes past their deadline (counted by the caller)
   std::uint64_t no_memory = 0;        // the TLS memory budget or a buffer was short
   std::uint64_t closed_early = 0;     // the peer closed or reset during the handshake
   std::uint64_t tls13 = 0;            // handshakes by version
@@ -53,11 +57,60 @@ struct TlsStats {
 const TlsStats& tls_stats() noexcept;
 TlsStats& tls_stats_for_update() noexcept;
 
+class TlsStream final : public Session {
+ public:
+  TlsStream() noexcept;
+  ~TlsStream();  // finish()
+  TlsStream(const TlsStream&) = delete;
+  TlsStream& operator=(const TlsStream&) = delete;
+
+  // Binds to `tcp` (which must outlive the session) and sets up Mbed TLS's
+  // state for `config` (a ServerContext's, or a client's in tests),
+  // allocating its record buffers: kNoMemory past the TLS budget.
+  Result<void> start(TcpStream& tcp, const mbedtls_ssl_config* config) noexcept;
+  // The handshake to its end. Failures are counted by kind (TlsStats) and
+  // end in kDeviceError (the peer's fault or ours: the connection is
+  // over), kNoMemory, or the TCP stream's error.
+  async::Task<void> handshake() noexcept override;
+  // Decrypted bytes, at least one (waits); 0 at the peer's close_notify or
+  // the TCP stream's end.
+  async::Task<std::size_t> read(std::span<std::byte> buf) noexcept override;
+  // Encrypts and sends all of `data` (records of up to 4 KiB), waiting for
+  // room as needed; `push`: the TCP segments get PSH at the end.
+  async::Task<std::size_t> write(std::span<const std::byte> data, bool push) noexcept override;
+  // Without waiting: encrypts and sends as much of `pieces` (in order) as
+  // lwIP takes now, a record at a time; the bytes taken. A record Mbed TLS
+  // could only partly send stays with it, and the next write or try_write
+  // must begin with the same bytes (the HTTP server's send_rest does).
+  Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
+                                bool push) noexcept override;
+  // Sends close_notify (best effort: whatever fits now).
+  void notify_close() noexcept override;
+  // Frees Mbed TLS's state and buffers. Idempotent.
+  void finish() noexcept;
+  bool started() const noexcept { return tcp_ != nullptr; }
+  // The negotiated version (MBEDTLS_SSL_VERSION_TLS1_3 / _TLS1_2), after
+  // the handshake.
+  int version() const noexcept;
+
+ private:
+  static int bio_send(void* self, const unsigned char* buf, std::size_t len);
+  static int bio_recv(void* self, unsigned char* buf, std::size_t len);
+  // What an Mbed TLS error means for the stream: counted, mapped.
+  Error failure(int mbedtls_error) noexcept;
+
+  mbedtls_ssl_context ssl_;
+  TcpStream* tcp_ = nullptr;
+  bool push_ = true;  // the next bio_send's TCP push
+  bool handshaking_ = false;
+  Error tcp_error_ = Error::kDeviceError;  // what bio_send/bio_recv met
+};
+
 // The server's side of every connection: its certificate chain and key, the
 // versions and suites (mbedtls_config.h), ALPN http/1.1, session tickets
 // under a key made at init and rotated by Mbed TLS. One per server, alive
 // while any TlsStream uses it.
-class ServerContext {
+class ServerContext final : public Server {
  public:
   ServerContext() noexcept;
   ~ServerContext();
@@ -78,6 +131,10 @@ class ServerContext {
   // "fingerprint" line.
   std::span<const std::uint8_t, 32> fingerprint() const noexcept { return fingerprint_; }
 
+  // Server: session `slot` (< kMaxSessions) started over `tcp`.
+  Result<Session*> open(std::size_t slot, TcpStream& tcp) noexcept override;
+  void close(Session* session) noexcept override;
+
  private:
   mbedtls_ssl_config config_;
   mbedtls_x509_crt chain_;
@@ -86,58 +143,7 @@ class ServerContext {
   std::uint8_t fingerprint_[32] = {};
   std::string_view reason_;
   bool ready_ = false;
-};
-
-class TlsStream {
- public:
-  TlsStream() noexcept;
-  ~TlsStream();  // finish()
-  TlsStream(const TlsStream&) = delete;
-  TlsStream& operator=(const TlsStream&) = delete;
-
-  // Binds to `tcp` (which must outlive the session) and sets up Mbed TLS's
-  // state (allocating its record buffers): kNoMemory past the TLS budget.
-  Result<void> start(TcpStream& tcp, const ServerContext& context) noexcept {
-    return start(tcp, context.config());
-  }
-  // The same with any configuration (a client's, in tests).
-  Result<void> start(TcpStream& tcp, const mbedtls_ssl_config* config) noexcept;
-  // The handshake to its end. Failures are counted by kind (TlsStats) and
-  // end in kDeviceError (the peer's fault or ours: the connection is
-  // over), kNoMemory, or the TCP stream's error.
-  async::Task<void> handshake() noexcept;
-  // Decrypted bytes, at least one (waits); 0 at the peer's close_notify or
-  // the TCP stream's end.
-  async::Task<std::size_t> read(std::span<std::byte> buf) noexcept;
-  // Encrypts and sends all of `data` (records of up to 4 KiB), waiting for
-  // room as needed; `push`: the TCP segments get PSH at the end.
-  async::Task<std::size_t> write(std::span<const std::byte> data, bool push) noexcept;
-  // Without waiting: encrypts and sends as much of `pieces` (in order) as
-  // lwIP takes now, a record at a time; the bytes taken. A record Mbed TLS
-  // could only partly send stays with it, and the next write or try_write
-  // must begin with the same bytes (the HTTP server's send_rest does).
-  Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
-                                bool push) noexcept;
-  // Sends close_notify (best effort: whatever fits now).
-  void notify_close() noexcept;
-  // Frees Mbed TLS's state and buffers. Idempotent.
-  void finish() noexcept;
-  bool started() const noexcept { return tcp_ != nullptr; }
-  // The negotiated version (MBEDTLS_SSL_VERSION_TLS1_3 / _TLS1_2), after
-  // the handshake.
-  int version() const noexcept;
-
- private:
-  static int bio_send(void* self, const unsigned char* buf, std::size_t len);
-  static int bio_recv(void* self, unsigned char* buf, std::size_t len);
-  // What an Mbed TLS error means for the stream: counted, mapped.
-  Error failure(int mbedtls_error) noexcept;
-
-  mbedtls_ssl_context ssl_;
-  TcpStream* tcp_ = nullptr;
-  bool push_ = true;  // the next bio_send's TCP push
-  bool handshaking_ = false;
-  Error tcp_error_ = Error::kDeviceError;  // what bio_send/bio_recv met
+  TlsStream sessions_[kMaxSessions];
 };
 
 }  // namespace starling::net::tls
