@@ -67,6 +67,9 @@ PACKAGES=(
   # HTTP clients against apps/httpd (test/http): curl, ApacheBench, wrk and
   # nghttp2's h2load (--h1).
   curl apache2-utils wrk nghttp2-client
+  # TLS (docs/tls.md): the throwaway certificates of the tests and the
+  # runner, and openssl s_client against the image.
+  openssl
   # The metrics page checked by Prometheus's own text parser (test/metrics).
   python3-prometheus-client
   # The checksum offload test turns a veth's TX checksumming off, so Linux

@@ -34,6 +34,7 @@ def httpd_app(name, site, **kwargs):
         deps = [
             site,
             "//kernel/async",
+            "//kernel/boot:boot_files",
             "//kernel/boot:interface",
             "//kernel/console",
             "//kernel/lib:bootargs",
@@ -42,6 +43,8 @@ def httpd_app(name, site, **kwargs):
             "//net/http:protocol",
             "//net/http:server",
             "//net/http:site",
+            "//net/tls",
+            "//net/tls:tls_metrics",
             "//platform:network",
         ],
         **kwargs

@@ -12,6 +12,12 @@
 //                           connection than that gets 503 with Retry-After
 //   httpd.head_timeout_ms=N a request's head must be whole within N ms
 //                           (default 10000): slower is 408 (slowloris)
+//   httpd.http=serve|redirect  with HTTPS on, port 80 serves the same
+//                           routes (default) or answers 308 to https://
+//
+// HTTPS on port 443 (docs/tls.md) when the boot files (the initrd,
+// docs/boot-files.md) hold tls/cert.pem and tls/key.pem: the console prints
+// the certificate's SHA-256 fingerprint, or why HTTPS is off.
 // `bazel run //apps/httpd:qemu` forwards 127.0.0.1:18080/tcp (or
 // STARLING_HTTPD_PORT) to the guest's port 80 and prints it.
 
@@ -23,6 +29,7 @@
 #include "kernel/async/scope.h"
 #include "kernel/async/task.h"
 #include "kernel/boot/app.h"
+#include "kernel/boot/boot_files.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/bootargs.h"
 #include "kernel/metrics/page.h"
@@ -33,6 +40,8 @@
 #include "net/http/server.h"
 #include "net/http/server_metrics.h"
 #include "net/http/site.h"
+#include "net/tls/tls.h"
+#include "net/tls/tls_metrics.h"
 #include "platform/network.h"
 
 namespace starling {
@@ -104,6 +113,36 @@ std::uint64_t number_arg(std::string_view bootargs, std::string_view key, std::u
   return v;
 }
 
+// HTTPS from the boot files, or nullptr (the console says why not).
+net::tls::ServerContext* https_context() {
+  const auto cert = boot::boot_file("tls/cert.pem");
+  const auto key = boot::boot_file("tls/key.pem");
+  if (!cert || !key) {
+    print(
+        "httpd: https off: no tls/cert.pem and tls/key.pem in the boot files "
+        "(docs/boot-files.md)\n");
+    return nullptr;
+  }
+  static net::tls::ServerContext context;
+  if (auto ok = context.init(*cert, *key); !ok.ok()) {
+    print("httpd: https off: ");
+    print(context.reason());
+    print("\n");
+    return nullptr;
+  }
+  print("httpd: certificate sha256 ");
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  bool first = true;
+  for (const std::uint8_t b : context.fingerprint()) {
+    const char pair[3] = {kHex[b >> 4], kHex[b & 15], '\0'};
+    if (!first) print(":");
+    print(pair);
+    first = false;
+  }
+  print("\n");
+  return &context;
+}
+
 async::Task<int> serve(const BootInfo& boot) {
   async::Scope scope;
   auto network = co_await board::bring_up_network("httpd", boot, scope);
@@ -122,8 +161,24 @@ async::Task<int> serve(const BootInfo& boot) {
     print(error_name(ok.error()));
     print("\n");
   }
+  config.tls = https_context();
+  if (config.tls != nullptr) {
+    const auto mode = bootarg_value(network->bootargs, "httpd.http");
+    if (mode.found && mode.value == "redirect") {
+      config.plain_redirects = true;
+    } else if (mode.found && mode.value != "serve") {
+      print("httpd: ignoring httpd.http= (want serve or redirect)\n");
+    }
+    if (auto ok = net::tls::register_tls_metrics(metrics::registry()); !ok.ok()) {
+      print("httpd: tls metrics not all registered\n");
+    }
+  }
   static const net::http::Router router(kRoutes);
   (void)scope.spawn(net::http::serve(router, config));
+  if (config.tls != nullptr) {
+    print(config.plain_redirects ? "httpd: serving https on port 443, port 80 redirects to it\n"
+                                 : "httpd: serving https on port 443\n");
+  }
   print("httpd: serving http on port 80 (");
   console::print_dec(static_cast<std::int64_t>(config.slots));
   print(" slots, ");

@@ -3,6 +3,8 @@
 #include <new>
 #include <span>
 
+#include "kernel/boot/boot_files.h"
+#include "kernel/fdt/chosen.h"
 #include "kernel/fdt/device_tree.h"
 #include "kernel/mem/address.h"
 #include "kernel/mem/kernel_heap.h"
@@ -48,6 +50,15 @@ Result<MemorySummary> init_memory(unsigned long dtb) {
   const mem::PhysRange blob{dtb, dtb + tree->bytes().size()};
   auto free = mem::free_memory(*map, image, blob);
   if (!free.ok()) return Unexpected(free.error());
+  // The initrd's pages stay the bootloader's (boot_files.h): out of the
+  // page allocator, mapped read-only. One outside RAM is ignored.
+  if (auto chosen = fdt::read_chosen(*tree); chosen.ok() && chosen->initrd) {
+    const mem::PhysRange initrd{chosen->initrd->start, chosen->initrd->end};
+    if (map->ram.contains(initrd.begin) && map->ram.contains(initrd.end - 1)) {
+      if (auto ok = free->subtract(initrd); !ok.ok()) return Unexpected(ok.error());
+      regions.initrd = initrd;
+    }
+  }
   if (auto ok = pages.init(free->ranges()); !ok.ok()) return Unexpected(ok.error());
   regions.free = *free;
 
@@ -81,6 +92,11 @@ Result<MemorySummary> init_memory(unsigned long dtb) {
 
 const MemoryRegions& memory_regions() {
   return regions;
+}
+
+std::span<const std::byte> initrd() {
+  if (regions.initrd.empty()) return {};
+  return {mem::to_pointer(regions.initrd.begin), regions.initrd.size()};
 }
 
 mem::PageAllocator& page_allocator() {

@@ -44,6 +44,7 @@ struct MemoryRegions {
   mem::PhysRange arena;              // the coroutine frame arena
   mem::PhysRange arena_guard_below;  // the page below it
   mem::PhysRange arena_guard_above;  // the page past it
+  mem::PhysRange initrd;             // the boot files (empty: none)
 };
 const MemoryRegions& memory_regions();
 

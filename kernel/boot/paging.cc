@@ -143,6 +143,20 @@ Result<void> build(sv39::PageTables& tables, unsigned long dtb) {
       !ok.ok()) {
     return ok;
   }
+  // The initrd (boot files), read-only, whole pages: the page allocator
+  // took none of its pages (rounded inward around it).
+  if (!memory.initrd.empty()) {
+    const PhysAddr begin = mem::align_down(memory.initrd.begin, mem::kPageSize);
+    PhysAddr end = 0;
+    if (!mem::align_up(memory.initrd.end, mem::kPageSize, &end)) {
+      return Unexpected(Error::kInvalidArgument);
+    }
+    if (auto ok =
+            add(tables, Region::mapped(begin, end - begin, sv39::kRead, "the initrd (boot files)"));
+        !ok.ok()) {
+      return ok;
+    }
+  }
   // Free memory: the heap and the arena by name, the rest the page
   // allocator's (DMA rings and buffers, table pages), minus the guards.
   mem::RangeSet rest = memory.free;

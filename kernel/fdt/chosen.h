@@ -1,6 +1,7 @@
 #ifndef STARLING_KERNEL_FDT_CHOSEN_H_
 #define STARLING_KERNEL_FDT_CHOSEN_H_
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -14,6 +15,14 @@ namespace starling::fdt {
 struct Chosen {
   std::optional<std::string_view> bootargs;     // the kernel command line
   std::optional<std::string_view> stdout_path;  // "/soc/serial@10000000"
+  // The initrd the bootloader loaded (linux,initrd-start/-end: QEMU's
+  // -initrd, U-Boot's booti): [start, end), both present and start < end,
+  // else nullopt. The kernel's boot files (docs/boot-files.md).
+  struct Range {
+    std::uint64_t start = 0;
+    std::uint64_t end = 0;
+  };
+  std::optional<Range> initrd;
 };
 
 // Reads /chosen. A tree without /chosen, or a /chosen without these

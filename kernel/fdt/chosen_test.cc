@@ -48,5 +48,49 @@ TEST(ChosenTest, UnterminatedBootargsIsMalformed) {
   EXPECT_EQ(chosen_of(b.build()).error(), Error::kMalformed);
 }
 
+TEST(ChosenTest, InitrdInOneOrTwoCells) {
+  for (const bool two_cells : {false, true}) {
+    BlobBuilder b;
+    b.begin_node("").begin_node("chosen");
+    if (two_cells) {
+      b.property_cells("linux,initrd-start", {0x0, 0x88000000});
+      b.property_cells("linux,initrd-end", {0x0, 0x88000400});
+    } else {
+      b.property_cells("linux,initrd-start", {0x88000000});
+      b.property_cells("linux,initrd-end", {0x88000400});
+    }
+    b.end_node().end_node().end();
+    const std::vector<std::byte> blob = b.build();
+    Result<Chosen> chosen = chosen_of(blob);
+    ASSERT_TRUE(chosen.ok());
+    ASSERT_TRUE(chosen->initrd);
+    EXPECT_EQ(chosen->initrd->start, 0x88000000u);
+    EXPECT_EQ(chosen->initrd->end, 0x88000400u);
+  }
+}
+
+TEST(ChosenTest, InitrdNeedsBothEndsInOrder) {
+  BlobBuilder b;
+  b.begin_node("")
+      .begin_node("chosen")
+      .property_cells("linux,initrd-start", {0x88000400})
+      .property_cells("linux,initrd-end", {0x88000000})
+      .end_node()
+      .end_node()
+      .end();
+  const std::vector<std::byte> blob = b.build();
+  Result<Chosen> chosen = chosen_of(blob);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_FALSE(chosen->initrd);
+  BlobBuilder odd;
+  odd.begin_node("")
+      .begin_node("chosen")
+      .property("linux,initrd-start", {std::byte{1}, std::byte{2}, std::byte{3}})
+      .end_node()
+      .end_node()
+      .end();
+  EXPECT_EQ(chosen_of(odd.build()).error(), Error::kMalformed);
+}
+
 }  // namespace
 }  // namespace starling::fdt

@@ -121,6 +121,21 @@ extern "C" {
   }
 }
 
+// Mbed TLS's PEM parser looks for its BEGIN and END lines with it.
+[[clang::no_builtin]] char* strstr(const char* text, const char* wanted) {
+  if (*wanted == '\0') return const_cast<char*>(text);
+  for (; *text != '\0'; ++text) {
+    const char* t = text;
+    const char* w = wanted;
+    while (*t != '\0' && *t == *w) {
+      ++t;
+      ++w;
+    }
+    if (*w == '\0') return const_cast<char*>(text);
+  }
+  return nullptr;
+}
+
 [[clang::no_builtin]] int strcmp(const char* a, const char* b) {
   for (; *a != '\0' && *a == *b; ++a, ++b) {
   }

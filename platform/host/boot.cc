@@ -50,6 +50,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   host::set_boot_options(options);
+  if (!options.initrd.empty() && !host::load_initrd(options.initrd, &error)) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], error.c_str());
+    return 2;
+  }
   static const std::vector<std::byte> tree = device_tree(options);
   const unsigned long dtb = reinterpret_cast<unsigned long>(tree.data());
 

@@ -1,7 +1,11 @@
 #include "platform/host/boot_options.h"
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace starling::host {
 namespace {
@@ -69,6 +73,12 @@ bool parse_boot_options(std::span<const char* const> args, BootOptions* options,
     } else if (take_value(arg, "--bootargs=", &value)) {
       if (!options->bootargs.empty()) options->bootargs += ' ';
       options->bootargs += std::string(value);
+    } else if (take_value(arg, "--initrd=", &value)) {
+      if (value.empty()) {
+        *error = "--initrd=FILE needs a file: a cpio newc archive (docs/boot-files.md)";
+        return false;
+      }
+      options->initrd = std::string(value);
     } else if (take_value(arg, "--memory-mib=", &value)) {
       std::size_t mib = 0;
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), mib);
@@ -91,6 +101,37 @@ const BootOptions& boot_options() {
 
 void set_boot_options(const BootOptions& options) {
   g_options = options;
+}
+
+namespace {
+std::vector<std::byte>& initrd_storage() {
+  static std::vector<std::byte> bytes;
+  return bytes;
+}
+}  // namespace
+
+bool load_initrd(const std::string& path, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    *error = "--initrd=" + path + ": cannot open it (" + std::strerror(errno) + ")";
+    return false;
+  }
+  std::vector<std::byte>& bytes = initrd_storage();
+  std::byte chunk[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0)
+    bytes.insert(bytes.end(), chunk, chunk + n);
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) {
+    *error = "--initrd=" + path + ": read error";
+    return false;
+  }
+  return true;
+}
+
+std::span<const std::byte> initrd_bytes() {
+  return initrd_storage();
 }
 
 }  // namespace starling::host

@@ -17,6 +17,8 @@
 //                     A.B.C.D/N[,gw=E.F.G.H] (net/netif/ip_config.h)
 //   --bootargs=TEXT   more of the kernel command line, appended
 //   --memory-mib=N    RAM for the page allocator (default 64, 4..4096)
+//   --initrd=FILE     the boot files: a cpio "newc" archive, as a
+//                     bootloader's initrd (kernel/boot/boot_files.h)
 //   --help
 namespace starling::host {
 
@@ -25,12 +27,13 @@ struct BootOptions {
   hal::MacAddress mac{{0x02, 0x53, 0x54, 0x00, 0x00, 0x01}};
   std::string bootargs;  // as /chosen/bootargs will hold it
   std::size_t memory_bytes = std::size_t{64} << 20;
+  std::string initrd;  // a file name, or empty
   bool help = false;
 };
 
 inline constexpr std::string_view kBootUsage =
     "usage: <app> [--tap=NAME] [--mac=XX:XX:XX:XX:XX:XX] [--ip=dhcp|A.B.C.D/N[,gw=E.F.G.H]]\n"
-    "             [--bootargs=TEXT] [--memory-mib=N] [--help]\n"
+    "             [--bootargs=TEXT] [--memory-mib=N] [--initrd=FILE] [--help]\n"
     "  Runs a Starling application as a Linux process (the host board). Its NIC is the\n"
     "  DWMAC driver over a device model whose wire is the TAP device NAME.\n";
 
@@ -45,6 +48,12 @@ bool parse_mac(std::string_view text, hal::MacAddress* mac);
 // What parse_boot_options() chose, for the board's NIC (set by main()).
 const BootOptions& boot_options();
 void set_boot_options(const BootOptions& options);
+
+// --initrd=FILE read whole into memory (main(), before the app): false with
+// `error` naming the file and why. initrd_bytes() is what was read (empty
+// without one), the host board's boot::initrd().
+bool load_initrd(const std::string& path, std::string* error);
+std::span<const std::byte> initrd_bytes();
 
 }  // namespace starling::host
 

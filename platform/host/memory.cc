@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "kernel/boot/boot_files.h"
 #include "kernel/boot/memory.h"
 #include "kernel/mem/address.h"
 #include "platform/host/boot_options.h"
@@ -36,6 +37,10 @@ Result<MemorySummary> init_memory(unsigned long) {
   async::FrameAllocator::set_current(frames);
   summary.frame_arena_bytes = kFrameArenaBytes;
   return summary;
+}
+
+std::span<const std::byte> initrd() {
+  return host::initrd_bytes();
 }
 
 mem::PageAllocator& page_allocator() {

@@ -1,0 +1,83 @@
+#include "net/tls/tls_metrics.h"
+
+#include <string_view>
+
+#include "net/tls/mbedtls_port.h"
+#include "net/tls/tls.h"
+
+namespace starling::net::tls {
+namespace {
+
+struct Labelled {
+  std::string_view value;  // a static string: the registry keeps the view
+  const std::uint64_t* sample;
+};
+
+// One sample per label value under one name.
+Result<void> add_labelled(metrics::Registry& registry, std::string_view name, std::string_view help,
+                          std::string_view label, std::span<const Labelled> samples) {
+  for (const Labelled& s : samples) {
+    const metrics::SampleSpec spec{.name = name,
+                                   .help = help,
+                                   .labels = {metrics::Label{.name = label, .value = s.value}},
+                                   .label_count = 1};
+    if (auto ok = registry.add(spec, s.sample); !ok.ok()) return ok;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<void> register_tls_metrics(metrics::Registry& registry) {
+  using metrics::Type;
+  const TlsStats& s = tls_stats();
+  const TlsMemoryStats& m = tls_memory_stats();
+  static constexpr std::uint64_t kBudget = kTlsMemoryBytes;
+  const Labelled versions[] = {{"1.3", &s.tls13}, {"1.2", &s.tls12}};
+  if (auto ok = add_labelled(registry, "starling_tls_handshakes_total",
+                             "TLS handshakes completed, by version.", "version", versions);
+      !ok.ok()) {
+    return ok;
+  }
+  const Labelled failures[] = {{"alert_sent", &s.alerts_sent},
+                               {"alert_received", &s.alerts_received},
+                               {"bad_record", &s.bad_records},
+                               {"no_memory", &s.no_memory},
+                               {"closed_early", &s.closed_early}};
+  if (auto ok = add_labelled(registry, "starling_tls_failures_total",
+                             "TLS connections that failed, by why.", "kind", failures);
+      !ok.ok()) {
+    return ok;
+  }
+  const struct {
+    metrics::SampleSpec spec;
+    const std::uint64_t* value;
+  } entries[] = {
+      {{.name = "starling_tls_resumptions_total",
+        .help = "TLS handshakes that resumed a session from a ticket."},
+       &s.resumed},
+      {{.name = "starling_tls_sessions", .help = "TLS sessions open now.", .type = Type::kGauge},
+       &s.sessions_in_use},
+      {{.name = "starling_tls_memory_bytes",
+        .help = "Bytes Mbed TLS holds now.",
+        .type = Type::kGauge},
+       &m.in_use},
+      {{.name = "starling_tls_memory_max_bytes",
+        .help = "The most bytes Mbed TLS held at once.",
+        .type = Type::kGauge},
+       &m.peak},
+      {{.name = "starling_tls_memory_limit_bytes",
+        .help = "Mbed TLS's memory budget (the bound).",
+        .type = Type::kGauge},
+       &kBudget},
+      {{.name = "starling_tls_memory_refused_total",
+        .help = "Mbed TLS allocations refused: past the budget."},
+       &m.refused},
+  };
+  for (const auto& e : entries) {
+    if (auto ok = registry.add(e.spec, e.value); !ok.ok()) return ok;
+  }
+  return {};
+}
+
+}  // namespace starling::net::tls

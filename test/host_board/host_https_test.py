@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""HTTPS from apps/httpd on the host board (issue 31), with clients nobody
+here wrote: curl and openssl s_client from Debian. The certificate and key
+are a throwaway pair made here with openssl (ECDSA P-256, for 10.0.2.15),
+handed to the app as boot files (platform/boot_media/make_initrd.py, then
+--initrd=, as a bootloader's initrd).
+
+1. The console prints the certificate's SHA-256 fingerprint, the same as
+   `openssl x509 -fingerprint -sha256` says.
+2. curl over TLS 1.3 (verifying the certificate): /healthz answers "ok"
+   with Strict-Transport-Security; curl --tls-max 1.2 gets TLS 1.2 with
+   ECDHE-ECDSA and AES-GCM.
+3. openssl s_client: TLS 1.1 refused; a TLS 1.3 session resumed from its
+   ticket ("Reused").
+4. Port 80 (httpd.http=redirect): 308 to https://10.0.2.15/healthz.
+5. /metrics over HTTPS counts the handshakes by version.
+6. Booted without boot files: the console says HTTPS is off and why, and
+   port 80 still serves.
+
+Bounded: every client has a timeout; the app is stopped and the namespace
+removed at the end.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import host_process  # noqa: E402
+
+GUEST = "10.0.2.15"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def make_initrd_py():
+    """platform/boot_media/make_initrd.py, from the runfiles."""
+    for root in (os.environ.get("TEST_SRCDIR", ""), os.path.join(HERE, "..", "..")):
+        for candidate in (os.path.join(root, "starling", "platform", "boot_media", "make_initrd.py"),
+                          os.path.join(root, "platform", "boot_media", "make_initrd.py")):
+            if os.path.exists(candidate):
+                return candidate
+    raise FileNotFoundError("platform/boot_media/make_initrd.py")
+
+
+def run(argv, timeout=20, stdin=b""):
+    return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout)
+
+
+def throwaway_pair(directory):
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+         "-nodes", "-keyout", key, "-out", cert, "-days", "30", "-subj", "/CN=starling.test",
+         "-addext", f"subjectAltName=IP:{GUEST},DNS:starling.test"]).check_returncode()
+    return cert, key
+
+
+def fingerprint(cert):
+    out = run(["openssl", "x509", "-in", cert, "-noout", "-fingerprint", "-sha256"]).stdout.decode()
+    return out.strip().split("=", 1)[1]
+
+
+def curl(args, timeout=15):
+    r = run(["curl", "-sS", "-v", "--max-time", "10", *args], timeout=timeout)
+    return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+
+
+def s_client(args, stdin=b"", timeout=15):
+    r = run(["timeout", "10", "openssl", "s_client", "-connect", f"{GUEST}:443", *args],
+            stdin=stdin, timeout=timeout)
+    return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
+
+
+def inside(args):
+    failures = []
+    work = tempfile.mkdtemp(prefix="starling-https-")
+    cert, key = throwaway_pair(work)
+    initrd = os.path.join(work, "boot.cpio")
+    run([sys.executable, make_initrd_py(), initrd, f"tls/cert.pem={cert}",
+         f"tls/key.pem={key}"]).check_returncode()
+    app = host_process.App([args.app, "--tap=st0", f"--ip={GUEST}/24", f"--initrd={initrd}",
+                            "--bootargs=httpd.http=redirect"])
+    try:
+        if not app.wait_for("httpd: serving http on port 80", args.timeout):
+            failures.append("httpd never said it was serving")
+            return host_process.report(app, failures)
+        m = re.search(r"httpd: certificate sha256 ([0-9A-F:]+)", app.console())
+        if m is None or m.group(1) != fingerprint(cert):
+            failures.append(f"fingerprint on the console {m and m.group(1)} is not "
+                            f"openssl's {fingerprint(cert)}")
+        if "httpd: serving https on port 443, port 80 redirects to it" not in app.console():
+            failures.append("no line saying HTTPS is served and port 80 redirects")
+
+        url = f"https://{GUEST}/healthz"
+        code, body, log = curl(["--tlsv1.3", "--cacert", cert, "-i", url])
+        print("curl TLS 1.3:", re.findall(r"SSL connection using [^\n]*", log))
+        if code != 0 or not body.rstrip().endswith("ok"):
+            failures.append(f"curl --tlsv1.3 {url}: exit {code}, {body!r} {log[-400:]}")
+        if "strict-transport-security: max-age=31536000" not in body.lower():
+            failures.append("no Strict-Transport-Security on the HTTPS response")
+        if "SSL connection using TLSv1.3" not in log:
+            failures.append("curl did not negotiate TLS 1.3")
+
+        code, body, log = curl(["--tls-max", "1.2", "--cacert", cert, url])
+        print("curl TLS 1.2:", re.findall(r"SSL connection using [^\n]*", log))
+        if code != 0 or body.strip() != "ok" or not re.search(
+                r"SSL connection using TLSv1\.2 / ECDHE-ECDSA-AES(128|256)-GCM-SHA(256|384)", log):
+            failures.append(f"curl --tls-max 1.2: exit {code}, {body!r} {log[-400:]}")
+
+        # s_client exits 0 either way: what it printed says.
+        code, out = s_client(["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"])
+        if "alert protocol version" not in out or "Cipher is (NONE)" not in out:
+            failures.append(f"TLS 1.1 was not refused with a protocol_version alert: {out[-300:]}")
+
+        session = os.path.join(work, "session.pem")
+        request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        code, first = s_client(["-tls1_3", "-sess_out", session, "-ign_eof"], stdin=request)
+        code2, second = s_client(["-tls1_3", "-sess_in", session, "-ign_eof"], stdin=request)
+        print("resumption:", re.findall(r"(New|Reused), TLSv1\.3[^\n]*", first + second))
+        if "Reused, TLSv1.3" not in second:
+            failures.append(f"the TLS 1.3 session was not resumed from its ticket: {second[-400:]}")
+
+        code, body, log = curl(["-i", f"http://{GUEST}/healthz"])
+        if " 308 " not in body.split("\r\n", 1)[0] or f"location: https://{GUEST}/healthz" not in body.lower():
+            failures.append(f"port 80 did not redirect: {body[:300]!r}")
+
+        code, metrics, log = curl(["--cacert", cert, f"https://{GUEST}/metrics"])
+        counts = dict(re.findall(r'starling_tls_handshakes_total\{version="(1\.[23])"\} (\d+)', metrics))
+        print("handshakes:", counts)
+        if int(counts.get("1.3", 0)) < 3 or int(counts.get("1.2", 0)) < 1:
+            failures.append(f"handshakes not counted by version: {counts}")
+    finally:
+        app.stop()
+    text_first = app.console()
+
+    plain = host_process.App([args.app, "--tap=st0", f"--ip={GUEST}/24"])
+    try:
+        if not plain.wait_for("httpd: serving http on port 80", args.timeout):
+            failures.append("httpd without boot files never served")
+        elif "httpd: https off: no tls/cert.pem and tls/key.pem in the boot files" not in plain.console():
+            failures.append("without boot files, no line saying HTTPS is off and why")
+        else:
+            code, body, log = curl([f"http://{GUEST}/healthz"])
+            if body.strip() != "ok":
+                failures.append(f"without HTTPS, port 80 did not serve: {body!r}")
+    finally:
+        plain.stop()
+    print("---- first boot ----")
+    print(text_first[-1500:])
+    return host_process.report(plain, failures)
+
+
+def main():
+    return host_process.app_test_main(__file__, __doc__, inside)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
