@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""HTTPS from apps/httpd on the host board (issue 31), with clients nobody
-here wrote: curl and openssl s_client from Debian. The certificate and key
-are a throwaway pair made here with openssl (ECDSA P-256, for 10.0.2.15),
-handed to the app as boot files (platform/boot_media/make_initrd.py, then
---initrd=, as a bootloader's initrd).
+"""HTTPS from apps/httpd (issue 31) on the host board (--app) or in QEMU
+(--qemu: the riscv64 image, its boot files as QEMU's -initrd), with
+clients nobody here wrote: curl and openssl s_client from Debian. The
+certificate and key are a throwaway pair made here with openssl (ECDSA
+P-256, for 10.0.2.15), handed to the app as boot files
+(platform/boot_media/make_initrd.py; --initrd= on the host board, -initrd
+for QEMU, as a bootloader's initrd).
 
 1. The console prints the certificate's SHA-256 fingerprint, the same as
    `openssl x509 -fingerprint -sha256` says.
@@ -72,6 +74,22 @@ def s_client(args, stdin=b"", timeout=15):
     return r.returncode, (r.stdout + r.stderr).decode(errors="replace")
 
 
+def boot(args, initrd=None, bootargs=""):
+    """The app on the TAP with `initrd` as its boot files (or none)."""
+    if getattr(args, "qemu", None):
+        os.environ["STARLING_HTTPD_NETDEV"] = "tap,id=n0,ifname=st0,script=no,downscript=no"
+        extra = ["-append", f"ip={GUEST}/24 {bootargs}".strip()]
+        if initrd:
+            extra += ["-initrd", initrd]
+        return host_process.App([args.qemu, "--timeout", "300", "--", *extra])
+    argv = [args.app, "--tap=st0", f"--ip={GUEST}/24"]
+    if initrd:
+        argv.append(f"--initrd={initrd}")
+    if bootargs:
+        argv.append(f"--bootargs={bootargs}")
+    return host_process.App(argv)
+
+
 def inside(args):
     failures = []
     work = tempfile.mkdtemp(prefix="starling-https-")
@@ -79,8 +97,7 @@ def inside(args):
     initrd = os.path.join(work, "boot.cpio")
     run([sys.executable, make_initrd_py(), initrd, f"tls/cert.pem={cert}",
          f"tls/key.pem={key}"]).check_returncode()
-    app = host_process.App([args.app, "--tap=st0", f"--ip={GUEST}/24", f"--initrd={initrd}",
-                            "--bootargs=httpd.http=redirect"])
+    app = boot(args, initrd, "httpd.http=redirect")
     try:
         if not app.wait_for("httpd: serving http on port 80", args.timeout):
             failures.append("httpd never said it was serving")
@@ -91,6 +108,9 @@ def inside(args):
                             f"openssl's {fingerprint(cert)}")
         if "httpd: serving https on port 443, port 80 redirects to it" not in app.console():
             failures.append("no line saying HTTPS is served and port 80 redirects")
+        if getattr(args, "qemu", None) and not re.search(
+                r"Starling: map 0x[0-9a-f]+-0x[0-9a-f]+ r-- .* the initrd \(boot files\)", app.console()):
+            failures.append("the kernel did not map QEMU's -initrd read-only")
 
         url = f"https://{GUEST}/healthz"
         code, body, log = curl(["--tlsv1.3", "--cacert", cert, "-i", url])
@@ -134,7 +154,7 @@ def inside(args):
         app.stop()
     text_first = app.console()
 
-    plain = host_process.App([args.app, "--tap=st0", f"--ip={GUEST}/24"])
+    plain = boot(args)
     try:
         if not plain.wait_for("httpd: serving http on port 80", args.timeout):
             failures.append("httpd without boot files never served")
@@ -146,13 +166,15 @@ def inside(args):
                 failures.append(f"without HTTPS, port 80 did not serve: {body!r}")
     finally:
         plain.stop()
-    print("---- first boot ----")
-    print(text_first[-1500:])
+    print("---- first boot (its lines about boot files, TLS and stalls) ----")
+    lines = text_first.splitlines()
+    print("\n".join(line for line in lines
+                    if "initrd" in line or line.startswith("httpd:") or "STALL: a task" in line))
     return host_process.report(plain, failures)
 
 
 def main():
-    return host_process.app_test_main(__file__, __doc__, inside)
+    return host_process.app_test_main(__file__, __doc__, inside, qemu=True)
 
 
 if __name__ == "__main__":
