@@ -202,6 +202,7 @@ def _qemu_image_impl(ctx):
             "%KERNEL%": elf.short_path,
             "%WORKSPACE%": ctx.workspace_name,
             "%QEMU_ARGS%": " ".join([_bash_double_quote(a) for a in ctx.attr.qemu_args]),
+            "%RUNNER_ARGS%": " ".join([_bash_double_quote(a) for a in ctx.attr.runner_args]),
         },
         is_executable = True,
     )
@@ -382,6 +383,7 @@ qemu_image = rule(
         # QEMU arguments every launch gets (before any given after `--`);
         # bash expands ${VAR:-default} in them at launch time.
         "qemu_args": attr.string_list(),
+        "runner_args": attr.string_list(),
         "_runner": attr.label(
             default = "//platform/qemu_virt:run_qemu",
             executable = True,
@@ -396,7 +398,7 @@ qemu_image = rule(
     doc = "A QEMU virt image that `bazel run` boots.",
 )
 
-def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
+def starling_app(name, srcs, deps = [], qemu_args = [], runner_args = [], host = False, **kwargs):
     """An application and its per-board images (:qemu, :star64) and host binary (:host).
 
     Args:
@@ -404,6 +406,8 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
       srcs: its sources, the same on every board.
       deps: its libraries (the kernel and the board are added).
       qemu_args: extra QEMU arguments for :qemu (e.g. a NIC with hostfwd).
+      runner_args: run_qemu.sh options :qemu always passes (e.g.
+        --tls-throwaway), before the caller's.
       host: also give the app a :host binary (an app with riscv64-only code,
         e.g. inline assembly or console input, leaves it off).
       **kwargs: passed to the cc_binary targets.
@@ -436,6 +440,7 @@ def starling_app(name, srcs, deps = [], qemu_args = [], host = False, **kwargs):
         # platform/qemu_virt/linker.ld: RAM base + the Image's text_offset.
         load_address = "0x80200000",
         qemu_args = qemu_args,
+        runner_args = runner_args,
         visibility = visibility,
     )
     board_image(

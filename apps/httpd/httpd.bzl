@@ -27,10 +27,14 @@ def httpd_app(name, site, **kwargs):
         # namespace of their own.
         qemu_args = [
             "-netdev",
-            "${STARLING_HTTPD_NETDEV:-user,id=n0,hostfwd=tcp:127.0.0.1:${STARLING_HTTPD_PORT:-18080}-:80}",
+            "${STARLING_HTTPD_NETDEV:-user,id=n0,hostfwd=tcp:127.0.0.1:${STARLING_HTTPD_PORT:-18080}-:80,hostfwd=tcp:127.0.0.1:${STARLING_HTTPS_PORT:-18443}-:443}",
             "-device",
             "virtio-net-device,netdev=n0",
         ],
+        # HTTPS on a first run: a throwaway certificate made for the run
+        # (run_qemu.sh --tls-throwaway; skipped under bazel test and when
+        # --tls-cert/--boot-files/-initrd or --no-tls is given).
+        runner_args = ["--tls-throwaway"],
         deps = [
             site,
             "//kernel/async",

@@ -18,4 +18,6 @@ if [[ ${#qemu_args[@]} -gt 0 ]]; then
   done
   set -- "${runner_args[@]}" -- "${qemu_args[@]}" "${rest[@]}"
 fi
-exec "$runfiles/%WORKSPACE%/%RUNNER%" --kernel "$runfiles/%WORKSPACE%/%KERNEL%" "$@"
+# The image's own runner options (qemu_image's runner_args) come first:
+# the caller's, after them, can override.
+exec "$runfiles/%WORKSPACE%/%RUNNER%" --kernel "$runfiles/%WORKSPACE%/%KERNEL%" %RUNNER_ARGS% "$@"

@@ -3,7 +3,10 @@
 # qemu-system-riscv64 and exits with the guest's exit code.
 #
 #   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [--serial-stdio]
-#               [--gdb[=PORT]] [--pcap FILE] [--no-rng] [-- QEMU ARGS...]
+#               [--gdb[=PORT]] [--pcap FILE] [--no-rng]
+#               [--boot-files CPIO | --tls-cert PEM --tls-key PEM | --tls-throwaway]
+#               [--no-tls]
+#               [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
 # (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
@@ -17,10 +20,17 @@
 # The board's entropy source, a virtio-rng device, is always added after the
 # QEMU ARGS (so a NIC given there keeps the highest virtio-mmio slot);
 # --no-rng leaves it out, to see how an image copes with no entropy.
+# Boot files (docs/boot-files.md), loaded as QEMU's -initrd: --boot-files
+# CPIO as it is; --tls-cert/--tls-key put into an archive as tls/cert.pem
+# and tls/key.pem (HTTPS for apps/httpd); --tls-throwaway makes a
+# self-signed ECDSA P-256 pair with openssl for this run only (in a
+# temporary directory, removed at exit), prints its fingerprint, and is
+# skipped when boot files are given otherwise, with --no-tls, or under
+# `bazel test` (TEST_SRCDIR set: tests bring their own).
 set -euo pipefail
 
 usage() {
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -32,6 +42,7 @@ gdb_port=""
 pcap=""
 rng=(-device virtio-rng-device)
 extra=()
+boot_files="" tls_cert="" tls_key="" tls_throwaway=false no_tls=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --kernel) kernel=${2:?--kernel needs a path}; shift 2 ;;
@@ -42,6 +53,11 @@ while [[ $# -gt 0 ]]; do
     --gdb=*) gdb_port=${1#--gdb=}; shift ;;
     --pcap) pcap=${2:?--pcap needs a file name}; shift 2 ;;
     --no-rng) rng=(); shift ;;
+    --boot-files) boot_files=${2:?--boot-files needs a cpio archive}; shift 2 ;;
+    --tls-cert) tls_cert=${2:?--tls-cert needs a PEM file}; shift 2 ;;
+    --tls-key) tls_key=${2:?--tls-key needs a PEM file}; shift 2 ;;
+    --tls-throwaway) tls_throwaway=true; shift ;;
+    --no-tls) no_tls=true; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
@@ -109,6 +125,46 @@ if $forwarded; then
   echo "starling: IPv6: QEMU $version's user networking forwards IPv4 only; to reach the guest over IPv6, give it a TAP (docs/ipv6.md, \"From the host\")" >&2
 fi
 
+# Boot files: at most one -initrd.
+has_initrd=false
+for arg in "${extra[@]}"; do [[ "$arg" != "-initrd" ]] || has_initrd=true; done
+if [[ -n "$tls_cert$tls_key" && ( -z "$tls_cert" || -z "$tls_key" ) ]]; then
+  echo "run_qemu.sh: --tls-cert and --tls-key go together (the certificate and its key)" >&2
+  exit 2
+fi
+if [[ -n "$boot_files" || -n "$tls_cert" ]] && $has_initrd; then
+  echo "run_qemu.sh: boot files given twice (--boot-files/--tls-cert and -initrd): give one" >&2
+  exit 2
+fi
+if $tls_throwaway && ! $no_tls && [[ -z "$boot_files$tls_cert" ]] && ! $has_initrd &&
+    [[ -z "${TEST_SRCDIR:-}" ]]; then
+  command -v openssl >/dev/null || { echo "starling: openssl not found for the throwaway certificate. Fix: sudo ./setup.sh (installs openssl), or give --tls-cert/--tls-key" >&2; exit 127; }
+  tls_dir=$(mktemp -d "${TMPDIR:-/tmp}/starling-tls.XXXXXX")
+  trap 'rm -rf "$tls_dir"' EXIT
+  tls_cert="$tls_dir/cert.pem" tls_key="$tls_dir/key.pem"
+  if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tls_key" \
+      -out "$tls_cert" -days 30 -subj /CN=localhost \
+      -addext "subjectAltName=DNS:localhost,IP:127.0.0.1,IP:10.0.2.15" 2>"$tls_dir/openssl.log"; then
+    cat "$tls_dir/openssl.log" >&2
+    exit 1
+  fi
+  echo "starling: a throwaway TLS certificate for this run only (self-signed, deleted at exit): $tls_cert" >&2
+  echo "starling: its $(openssl x509 -in "$tls_cert" -noout -fingerprint -sha256)" >&2
+  echo "starling: your own: --tls-cert CERT --tls-key KEY, or --boot-files CPIO (docs/boot-files.md)" >&2
+fi
+if [[ -n "$tls_cert" ]]; then
+  here=$(cd "$(dirname "$0")" && pwd)
+  make_initrd="$here/../boot_media/make_initrd.py"
+  [[ -f "$make_initrd" ]] || make_initrd="${RUNFILES_DIR:-$0.runfiles}/starling/platform/boot_media/make_initrd.py"
+  [[ -n "${tls_dir:-}" ]] || { tls_dir=$(mktemp -d "${TMPDIR:-/tmp}/starling-tls.XXXXXX"); trap 'rm -rf "$tls_dir"' EXIT; }
+  boot_files="$tls_dir/boot.cpio"
+  python3 "$make_initrd" "$boot_files" "tls/cert.pem=$tls_cert" "tls/key.pem=$tls_key" || exit 1
+fi
+if [[ -n "$boot_files" ]]; then
+  [[ -f "$boot_files" ]] || { echo "run_qemu.sh: boot files '$boot_files' not found" >&2; exit 2; }
+  extra+=(-initrd "$boot_files")
+fi
+
 cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}" "${rng[@]}")
 if [[ -n "$pcap" ]]; then
@@ -126,9 +182,20 @@ if [[ -n "$gdb_port" ]]; then
   echo "  gdb-multiarch $(readlink -f "$kernel") -ex 'target remote 127.0.0.1:$gdb_port'" >&2
 fi
 if [[ -n "$timeout_s" ]]; then
-  exec timeout --foreground -k 5 "$timeout_s" "${cmd[@]}"
+  cmd=(timeout --foreground -k 5 "$timeout_s" "${cmd[@]}")
 fi
 if [[ -t 0 ]]; then
   echo "starling: booting $kernel on QEMU $version (Ctrl-A X quits)" >&2
+fi
+if [[ -n "${tls_dir:-}" ]]; then
+  # Not exec: the EXIT trap removes the throwaway key when QEMU ends. A
+  # signal to us goes to QEMU too (the same process group at a terminal;
+  # forwarded here for a test that kills only us).
+  trap 'kill -TERM "$child" 2>/dev/null' TERM INT
+  "${cmd[@]}" &
+  child=$!
+  wait "$child" || status=$?
+  wait "$child" 2>/dev/null || true
+  exit "${status:-0}"
 fi
 exec "${cmd[@]}"

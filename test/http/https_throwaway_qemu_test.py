@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""`bazel run //apps/httpd:qemu` on a first run (issue 31): the runner makes
+a throwaway certificate (run_qemu.sh --tls-throwaway, which the launcher
+passes), prints its fingerprint and serves HTTPS through user networking's
+forward, and deletes the key when QEMU ends.
+
+Under `bazel test` the runner skips the throwaway pair (tests bring their
+own), so this test runs the launcher as `bazel run` does: TEST_SRCDIR
+unset, RUNFILES_DIR set.
+
+1. The runner's fingerprint line and httpd's console line name the same
+   certificate.
+2. curl -k https://127.0.0.1:PORT/healthz answers "ok".
+3. After QEMU ends, the throwaway directory (and the key in it) is gone.
+4. --no-tls: no throwaway, and httpd says HTTPS is off.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
+from qemu_guest import QemuGuest, free_port  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--launcher", required=True)
+    args = p.parse_args()
+    failures = []
+    os.environ["RUNFILES_DIR"] = os.environ.pop("TEST_SRCDIR", os.environ.get("RUNFILES_DIR", ""))
+    http_port, https_port = free_port(), free_port()
+    env = {"STARLING_HTTPD_PORT": str(http_port), "STARLING_HTTPS_PORT": str(https_port)}
+    guest = QemuGuest(os.path.abspath(args.launcher), 60, env=env)
+    directory = None
+    try:
+        if not guest.wait_for("httpd: ready"):
+            failures.append("httpd never ready")
+        text = guest.console()
+        runner = re.search(r"starling: its sha256 Fingerprint=([0-9A-F:]+)", text)
+        httpd = re.search(r"httpd: certificate sha256 ([0-9A-F:]+)", text)
+        where = re.search(r"deleted at exit\): (\S+)/cert\.pem", text)
+        directory = where and where.group(1)
+        if not runner or not httpd or runner.group(1) != httpd.group(1):
+            failures.append(f"fingerprints differ or missing: runner {runner and runner.group(1)}, "
+                            f"httpd {httpd and httpd.group(1)}")
+        if not directory or not os.path.exists(os.path.join(directory, "key.pem")):
+            failures.append(f"no throwaway key while QEMU runs ({directory})")
+        r = subprocess.run(["curl", "-sk", "--max-time", "20", f"https://127.0.0.1:{https_port}/healthz"],
+                           capture_output=True, timeout=30)
+        if r.stdout.decode().strip() != "ok":
+            failures.append(f"https through the forward: {r.stdout!r} {r.stderr[-200:]!r}")
+    finally:
+        guest.stop()
+    if directory and os.path.exists(directory):
+        failures.append(f"the throwaway key outlived QEMU: {directory}")
+
+    plain = QemuGuest(os.path.abspath(args.launcher), 60, env=env, runner_args=["--no-tls"],
+                      log_name="console-no-tls.log")
+    try:
+        if not plain.wait_for("httpd: ready"):
+            failures.append("httpd with --no-tls never ready")
+        text = plain.console()
+        if "throwaway" in text or "httpd: https off" not in text:
+            failures.append("--no-tls still made a throwaway certificate, or httpd did not say "
+                            "HTTPS is off")
+    finally:
+        plain.stop()
+    for f in failures:
+        print("FAIL:", f)
+    print("PASS" if not failures else "")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
