@@ -70,8 +70,12 @@ PACKAGES=(
   # TLS (docs/tls.md): the throwaway certificates of the tests and the
   # runner, and openssl s_client against the image.
   openssl
-  # The metrics page checked by Prometheus's own text parser (test/metrics).
-  python3-prometheus-client
+  # TLS scanners run against the image (test/tls): testssl.sh and sslscan.
+  testssl.sh sslscan
+  # The metrics page checked by Prometheus's own text parser (test/metrics)
+  # and by promtool's lint (`promtool check metrics`, from the prometheus
+  # package: its service is never started here).
+  python3-prometheus-client prometheus
   # The checksum offload test turns a veth's TX checksumming off, so Linux
   # computes (and its peer checks) what the guest left to virtio-net.
   ethtool

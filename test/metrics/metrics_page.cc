@@ -1,6 +1,6 @@
 // The image's metrics page as an application's network bring-up registers
-// it (platform/network.cc's set: runtime, pages, NIC and netif, lwIP, TCP),
-// on the host over a fake NIC with some traffic, plus one sample whose
+// it (platform/network.cc's set: runtime, pages, NIC and netif, lwIP, TCP)
+// with httpd's (the HTTP server's and TLS's), on the host over a fake NIC with some traffic, plus one sample whose
 // label value needs escaping. Prints the Prometheus page, a line "---",
 // then the stats line, for //test/metrics:prometheus_format_test to parse
 // with a parser that is not ours.
@@ -18,11 +18,13 @@
 #include "kernel/metrics/prometheus.h"
 #include "kernel/metrics/registry.h"
 #include "kernel/metrics/stats_line.h"
+#include "net/http/server_metrics.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/fake_nic.h"
 #include "net/netif/netif.h"
 #include "net/netif/netif_metrics.h"
 #include "net/tcp/tcp_metrics.h"
+#include "net/tls/tls_metrics.h"
 
 namespace {
 
@@ -58,6 +60,8 @@ int run() {
       net::register_netif_metrics(registry, netif, "fake"),
       net::register_lwip_metrics(registry),
       net::register_tcp_metrics(registry),
+      net::http::register_http_metrics(registry),
+      net::tls::register_tls_metrics(registry),
       metrics::register_render_metrics(registry),
       registry.add({.name = "starling_test_escaping",
                     .help = "A help line with a backslash \\ and a\nnewline.",

@@ -9,8 +9,13 @@ prometheus_client's text parser (Debian's python3-prometheus-client):
 every family parses, has help text and a type, counters' names end in
 _total, label values round-trip through the escaping, every component's
 families are there with their labels, and each key of the stats line (the
-same registry's other rendering) equals its sample's value.
+same registry's other rendering) equals its sample's value. Then
+Prometheus's own lint, `promtool check metrics` (Debian's prometheus
+package), must find nothing on the page: base units (seconds, bytes), no
+_total on a gauge, no abbreviated units. A page with two known faults is
+linted first, so a promtool that checks nothing cannot pass the test.
 """
+import shutil
 import subprocess
 import sys
 
@@ -83,6 +88,12 @@ expected = {
     "starling_metrics_render_seconds": "gauge",
     "starling_metrics_render_instructions": "gauge",
     "starling_metrics_renders": "counter",
+    "starling_http_slots": "gauge",
+    "starling_http_slots_limit": "gauge",
+    "starling_http_requests": "counter",
+    "starling_http_responses": "counter",
+    "starling_tls_sessions": "gauge",
+    "starling_tls_memory_limit_bytes": "gauge",
 }
 for name, kind in expected.items():
     family = by_name.get(name)
@@ -125,6 +136,27 @@ check("stats line value = the page's sample (test_escaping)", pairs.get("test_es
 used = {s.labels["pool"]: s.value for s in by_name["starling_lwip_pool_used"].samples}
 check("stats line pbuf_pool_used = starling_lwip_pool_used{pool=PBUF_POOL}",
       int(pairs.get("pbuf_pool_used", -1)) == int(used["PBUF_POOL"]))
+
+# promtool: Prometheus's conventions, as dashboards built on them expect.
+promtool = shutil.which("promtool")
+check("promtool installed", promtool is not None,
+      "" if promtool else "not found. Fix: sudo ./setup.sh (Debian's prometheus package)")
+if promtool:
+    def lint(text):
+        r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                           text=True, timeout=60)
+        return r.returncode, (r.stdout + r.stderr).strip()
+    bad = ("# HELP x_slots_total A gauge named as a counter.\n# TYPE x_slots_total gauge\n"
+           "x_slots_total 1\n# HELP x_uptime_ns An abbreviated unit.\n# TYPE x_uptime_ns gauge\n"
+           "x_uptime_ns 5\n")
+    rc, out = lint(bad)
+    check("promtool finds a gauge's _total and an abbreviated unit",
+          rc != 0 and "x_slots_total" in out and "x_uptime_ns" in out, out)
+    rc, out = lint(page)
+    for finding in out.splitlines():
+        print("promtool: " + finding)
+    check("promtool check metrics: no findings on the page", rc == 0 and out == "",
+          "exit %d, %d finding(s)" % (rc, len(out.splitlines())))
 
 if failures:
     print("FAIL: %d check(s)" % len(failures))
