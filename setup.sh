@@ -72,10 +72,8 @@ PACKAGES=(
   openssl
   # TLS scanners run against the image (test/tls): testssl.sh and sslscan.
   testssl.sh sslscan
-  # The metrics page checked by Prometheus's own text parser (test/metrics)
-  # and by promtool's lint (`promtool check metrics`, from the prometheus
-  # package: its service is never started here).
-  python3-prometheus-client prometheus
+  # The metrics page checked by Prometheus's own text parser (test/metrics).
+  python3-prometheus-client
   # The checksum offload test turns a veth's TX checksumming off, so Linux
   # computes (and its peer checks) what the guest left to virtio-net.
   ethtool

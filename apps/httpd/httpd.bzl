@@ -31,10 +31,14 @@ def httpd_app(name, site, **kwargs):
             "-device",
             "virtio-net-device,netdev=n0",
         ],
-        # HTTPS on a first run: a throwaway certificate made for the run
-        # (run_qemu.sh --tls-throwaway; skipped under bazel test and when
-        # --tls-cert/--boot-files/-initrd or --no-tls is given).
-        runner_args = ["--tls-throwaway"],
+        # HTTPS and /metrics on a first run: a throwaway certificate and
+        # management token made for the run (run_qemu.sh --tls-throwaway
+        # --token-throwaway; skipped under bazel test and when
+        # --tls-cert/--management-*/--boot-files/-initrd or --no-tls is given).
+        runner_args = [
+            "--tls-throwaway",
+            "--token-throwaway",
+        ],
         deps = [
             site,
             "//kernel/async",

@@ -1,7 +1,10 @@
 // httpd: an HTTP/1.1 server (net/http) on port 80, serving
 //   GET /            the site embedded at build time (site/: index.html, ...),
 //                    Content-Type by extension, ETag and 304
-//   GET /metrics     the image's metrics in Prometheus's text format 0.0.4
+//   GET /metrics     the image's metrics in Prometheus's text format 0.0.4,
+//                    to its owner only: a bearer token (boot file
+//                    management/token) or, over HTTPS, a client certificate
+//                    signed by management/client-ca.pem; else 401/403
 //   GET /healthz     "ok" while the server runs
 //   POST /echo       the request body back (up to 8 KiB; more is 413)
 // on every board (QEMU virt, the Star64, the host board).
@@ -22,6 +25,7 @@
 // STARLING_HTTPD_PORT) to the guest's port 80 and prints it.
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "apps/httpd/site_files.h"
@@ -36,6 +40,7 @@
 #include "kernel/metrics/prometheus.h"
 #include "kernel/metrics/registry.h"
 #include "net/http/body_buffer.h"
+#include "net/http/management.h"
 #include "net/http/router.h"
 #include "net/http/server.h"
 #include "net/http/server_metrics.h"
@@ -85,7 +90,7 @@ async::Task<Response> echo(const net::http::Request& request) {
 }
 
 const net::http::Route kRoutes[] = {
-    {.path = "/metrics", .handler = metrics_page},
+    {.path = "/metrics", .handler = metrics_page, .management = true},
     {.path = "/healthz", .handler = healthz},
     {.path = "/echo",
      .methods = net::http::method_bit(net::http::Method::kPost),
@@ -113,6 +118,21 @@ std::uint64_t number_arg(std::string_view bootargs, std::string_view key, std::u
   return v;
 }
 
+// The management token from the boot files (empty: none; the console says
+// why a file was refused).
+std::string_view management_token() {
+  const auto file = boot::boot_file("management/token");
+  if (!file) return {};
+  const std::string_view token =
+      net::http::parse_token({reinterpret_cast<const char*>(file->data()), file->size()});
+  if (token.empty()) {
+    print(
+        "httpd: management/token refused: want one line of 16 to 256 visible ASCII characters "
+        "(make one: openssl rand -hex 32)\n");
+  }
+  return token;
+}
+
 // HTTPS from the boot files, or nullptr (the console says why not).
 net::tls::ServerContext* https_context() {
   const auto cert = boot::boot_file("tls/cert.pem");
@@ -123,8 +143,10 @@ net::tls::ServerContext* https_context() {
         "(docs/boot-files.md)\n");
     return nullptr;
   }
+  const auto client_ca = boot::boot_file("management/client-ca.pem");
   static net::tls::ServerContext context;
-  if (auto ok = context.init(*cert, *key); !ok.ok()) {
+  if (auto ok = context.init(*cert, *key, client_ca ? *client_ca : std::span<const std::byte>{});
+      !ok.ok()) {
     print("httpd: https off: ");
     print(context.reason());
     print("\n");
@@ -172,6 +194,19 @@ async::Task<int> serve(const BootInfo& boot) {
     if (auto ok = net::tls::register_tls_metrics(metrics::registry()); !ok.ok()) {
       print("httpd: tls metrics not all registered\n");
     }
+  }
+  config.management_token = management_token();
+  const bool certificates = config.tls != nullptr && config.tls->verifies_clients();
+  if (config.management_token.empty() && !certificates) {
+    print(
+        "httpd: /metrics closed (403 to all): no management/token or management/client-ca.pem "
+        "in the boot files (docs/tls.md)\n");
+  } else {
+    print("httpd: /metrics for its owner: ");
+    print(config.management_token.empty() ? "" : "bearer token");
+    print(!config.management_token.empty() && certificates ? " or " : "");
+    print(certificates ? "client certificate" : "");
+    print("\n");
   }
   static const net::http::Router router(kRoutes);
   (void)scope.spawn(net::http::serve(router, config));

@@ -120,6 +120,13 @@ page=$(abspath "$page")
 [[ -z "$host_httpd" ]] || host_httpd=$(abspath "$host_httpd")
 page_bytes=$(stat -L -c %s "$page")
 mkdir -p "$out"
+# httpd's /metrics is its owner's (docs/tls.md): a token for this run, in
+# the boot files of every httpd leg; httpbench.py sends it.
+command -v openssl >/dev/null || { echo "bench.sh: openssl not found (the management token). Fix: sudo ./setup.sh" >&2; exit 1; }
+token_file="$out/management-token"
+(umask 077 && openssl rand -hex 32 >"$token_file")
+STARLING_MANAGEMENT_TOKEN=$(cat "$token_file")
+export STARLING_MANAGEMENT_TOKEN
 rm -f "$out"/*.csv "$out"/*.png "$out"/cost.txt "$out"/cost6.txt "$out"/summary.txt
 
 guest_ip=10.0.2.15
@@ -225,7 +232,7 @@ boot_httpd() {
   local ns="$1" log="$2" seconds="$3" host="$4"
   shift 4
   ip netns exec "$ns" env STARLING_HTTPD_NETDEV="tap,id=n0,ifname=tap0,script=no,downscript=no" \
-    "$launcher" --timeout "$seconds" -- -append "ip=$guest_ip/24,gw=$tap_ip ip6=$guest_ip6/64 $one_client_bootargs" "$@" \
+    "$launcher" --timeout "$seconds" --management-token "$token_file" -- -append "ip=$guest_ip/24,gw=$tap_ip ip6=$guest_ip6/64 $one_client_bootargs" "$@" \
     </dev/null >"$log" 2>&1 &
   guest_pid=$!
   pids+=("$guest_pid")
@@ -286,8 +293,11 @@ httpd_host_leg() {
   local leg="$1" host="$2"
   local ns="${prefix}h${leg//[^6]/}" status=0 server
   make_tap_ns "$ns"
+  # The boot files (the token) as the host board's initrd.
+  local make_initrd="${TEST_SRCDIR:-${RUNFILES_DIR:-..}}/starling/platform/boot_media/make_initrd.py"
+  python3 "$make_initrd" "$out/boot.cpio" "management/token=$token_file" || return 1
   ip netns exec "$ns" timeout $((seconds + 120)) "$host_httpd" --tap=tap0 --mac="$guest_mac" \
-    --ip="$guest_ip/24,gw=$tap_ip" --bootargs="ip6=$guest_ip6/64 $one_client_bootargs" </dev/null \
+    --ip="$guest_ip/24,gw=$tap_ip" --initrd="$out/boot.cpio" --bootargs="ip6=$guest_ip6/64 $one_client_bootargs" </dev/null \
     >"$out/$leg.console.log" 2>&1 &
   server=$!
   pids+=("$server")

@@ -22,6 +22,7 @@ httpd against nginx").
 
 import argparse
 import csv
+import os
 import re
 import socket
 import subprocess
@@ -102,7 +103,11 @@ class Connection:
     def get(self, path):
         """(status, body, server_closes)."""
         # The request wrk sends for http://HOST/: the same bytes to every server.
-        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {url_host(self.host)}\r\n\r\n".encode())
+        # /metrics is httpd's management route: the token bench.sh booted it with.
+        auth = ""
+        if path == "/metrics" and os.environ.get("STARLING_MANAGEMENT_TOKEN"):
+            auth = f"Authorization: Bearer {os.environ['STARLING_MANAGEMENT_TOKEN']}\r\n"
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {url_host(self.host)}\r\n{auth}\r\n".encode())
         while b"\r\n\r\n" not in self.buf:
             self._fill()
         head, self.buf = self.buf.split(b"\r\n\r\n", 1)

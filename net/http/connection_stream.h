@@ -35,6 +35,11 @@ class ConnectionStream {
   }
   async::Task<void> handshake() noexcept { return tls_->handshake(); }
   bool secure() const noexcept { return tls_ != nullptr; }
+  // The client's certificate (kNone on plain HTTP), and whether the
+  // server asks for one at all.
+  tls::PeerCertificate peer_certificate() const noexcept {
+    return tls_ != nullptr ? tls_->peer_certificate() : tls::PeerCertificate::kNone;
+  }
 
   async::Task<std::size_t> read(std::span<std::byte> buf) noexcept {
     return tls_ != nullptr ? tls_->read(buf) : tcp_.read(buf);

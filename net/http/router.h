@@ -29,6 +29,9 @@ struct Route {
   Handler handler = nullptr;
   std::size_t max_body = 0;       // request body bytes (0: none; over it: 413)
   const void* context = nullptr;  // Request::context for the handler
+  // Its owner's only (net/http/management.h): a bearer token or a client
+  // certificate the server was given at boot, else 401/403.
+  bool management = false;
 };
 
 struct RouteMatch {

@@ -12,6 +12,7 @@
 #include "kernel/async/timeout.h"
 #include "kernel/metrics/text_writer.h"
 #include "net/http/connection_stream.h"
+#include "net/http/management.h"
 #include "net/http/request_parser.h"
 #include "net/http/response_head.h"
 #include "net/tcp/handoff.h"
@@ -172,6 +173,8 @@ class Connection {
   Task<Next> answer(Response response, bool keep_alive);
   Task<Next> refuse_request(Status status, bool body_pending);
   Task<Next> one_request(bool first);
+  // 401 (with its challenge) or 403 for a management route, counted.
+  Task<Next> refuse_management(const Admission& admission, bool body_pending);
   // 308 Permanent Redirect to the same target over https:// (the Host
   // header's name, the TLS port when it is not 443).
   Task<Next> redirect_to_https(bool body_pending);
@@ -282,6 +285,18 @@ Task<Connection::Next> Connection::refuse_request(Status status, bool body_pendi
   co_return co_await answer(std::move(r), !body_pending && parser_.request().keep_alive);
 }
 
+Task<Connection::Next> Connection::refuse_management(const Admission& admission,
+                                                     bool body_pending) {
+  Response r = status_response(admission.unauthorized ? Status::kUnauthorized : Status::kForbidden);
+  if (admission.unauthorized) {
+    ++g_stats.management_unauthorized;
+    r.add_header("WWW-Authenticate", admission.challenge);
+  } else {
+    ++g_stats.management_forbidden;
+  }
+  co_return co_await answer(std::move(r), !body_pending && parser_.request().keep_alive);
+}
+
 Task<Connection::Next> Connection::redirect_to_https(bool body_pending) {
   const Request& request = parser_.request();
   std::string_view host = request.header("Host");
@@ -386,6 +401,14 @@ Task<Connection::Next> Connection::one_request(bool first) {
       co_return co_await answer(std::move(r), !body_coming && request.keep_alive);
     }
     co_return co_await refuse_request(match.status, body_coming);
+  }
+  if (match.route->management) {
+    // Before any body is read: a stranger's request costs no more.
+    const Admission admission = admit_management(
+        request.header("Authorization"), config_.management_token, stream_.peer_certificate(),
+        config_.tls != nullptr && config_.tls->verifies_clients());
+    if (!admission.admitted) co_return co_await refuse_management(admission, body_coming);
+    ++g_stats.management_admitted;
   }
   if (body_coming) {
     parser_.set_body_limit(match.route->max_body);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "kernel/async/task.h"
 #include "net/http/router.h"
@@ -83,6 +84,11 @@ struct ServerConfig {
   std::uint64_t handshake_timeout_ns = 10'000'000'000;
   std::uint32_t hsts_max_age_s = 31'536'000;  // a year, as hstspreload.org asks
   bool plain_redirects = false;               // port 80: 308 to https:// instead of serving
+  // Routes marked management (net/http/management.h) admit a request with
+  // "Authorization: Bearer <management_token>" (empty: no token), or over
+  // TLS with a client certificate the tls::Server's client CA signed.
+  // Neither configured: those routes are 403 to everyone.
+  std::string_view management_token{};
 };
 
 struct ServerStats {
@@ -103,9 +109,12 @@ struct ServerStats {
   std::uint64_t handler_failures = 0;  // a handler failed or took too long
   std::uint64_t bytes_received = 0;
   std::uint64_t bytes_sent = 0;
-  std::uint64_t tls_connections = 0;                    // accepted on the TLS port
-  std::uint64_t handshake_timeouts = 0;                 // TLS handshakes past handshake_timeout_ns
-  std::uint64_t redirects = 0;                          // 308s to https:// on the plain port
+  std::uint64_t tls_connections = 0;          // accepted on the TLS port
+  std::uint64_t handshake_timeouts = 0;       // TLS handshakes past handshake_timeout_ns
+  std::uint64_t redirects = 0;                // 308s to https:// on the plain port
+  std::uint64_t management_admitted = 0;      // management requests let through
+  std::uint64_t management_unauthorized = 0;  // ... answered 401 (no or wrong token)
+  std::uint64_t management_forbidden = 0;     // ... answered 403 (closed, bad certificate)
   std::array<std::uint64_t, kStatusCount> responses{};  // by status_index()
 };
 const ServerStats& server_stats() noexcept;

@@ -58,6 +58,10 @@ constexpr std::string_view code_text(Status s) {
   return "0";
 }
 
+constexpr std::string_view kManagementHelp =
+    "Requests to management routes, by outcome: admitted, unauthorized (401: no or a wrong "
+    "token), forbidden (403: closed, or a certificate the CA did not sign).";
+
 }  // namespace
 
 Result<void> register_http_metrics(metrics::Registry& registry) {
@@ -131,6 +135,23 @@ Result<void> register_http_metrics(metrics::Registry& registry) {
       {{.name = "starling_http_redirects_total",
         .help = "Requests on the plain port answered 308 to https://."},
        &s.redirects},
+      {{.name = "starling_http_management_requests_total",
+        .help = kManagementHelp,
+        .labels = {metrics::Label{.name = "outcome", .value = "admitted"}},
+        .label_count = 1},
+       &s.management_admitted},
+      {{.name = "starling_http_management_requests_total",
+        .help = kManagementHelp,
+        .labels = {metrics::Label{.name = "outcome", .value = "unauthorized"}},
+        .label_count = 1,
+        .line_key = "http_management_401"},
+       &s.management_unauthorized},
+      {{.name = "starling_http_management_requests_total",
+        .help = kManagementHelp,
+        .labels = {metrics::Label{.name = "outcome", .value = "forbidden"}},
+        .label_count = 1,
+        .line_key = "http_management_403"},
+       &s.management_forbidden},
       {{.name = "starling_http_received_bytes_total", .help = "Bytes of HTTP requests read."},
        &s.bytes_received},
       {{.name = "starling_http_sent_bytes_total", .help = "Bytes of HTTP responses written."},

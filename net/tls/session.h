@@ -2,6 +2,7 @@
 #define STARLING_NET_TLS_SESSION_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 #include "kernel/async/task.h"
@@ -14,6 +15,13 @@
 // (the httpd image without HTTPS is the size it was); one that does pays
 // for it once (docs/tls.md: image sizes).
 namespace starling::net::tls {
+
+// What a session's peer showed of itself (a client certificate).
+enum class PeerCertificate : std::uint8_t {
+  kNone,      // none offered, the server asks for none, or a resumed session
+  kVerified,  // signed by the configured CA (dates unchecked: docs/tls.md)
+  kRejected,  // offered and not signed by it (or unusable)
+};
 
 // One connection's TLS over its TCP stream (tls.h's TlsStream).
 class Session {
@@ -30,6 +38,8 @@ class Session {
                                         bool push) noexcept = 0;
   // close_notify, best effort.
   virtual void notify_close() noexcept = 0;
+  // After the handshake: the client's certificate, if the server asked.
+  virtual PeerCertificate peer_certificate() const noexcept = 0;
 
  protected:
   ~Session() = default;
@@ -43,6 +53,8 @@ class Server {
   virtual Result<Session*> open(std::size_t slot, TcpStream& tcp) noexcept = 0;
   // Ends it and frees its state. The pointer is dead after.
   virtual void close(Session* session) noexcept = 0;
+  // Sessions ask clients for a certificate (a client CA is configured).
+  virtual bool verifies_clients() const noexcept = 0;
 
  protected:
   ~Server() = default;

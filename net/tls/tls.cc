@@ -48,6 +48,20 @@ bool looks_pem(std::span<const std::byte> text) {
   return s.find(kBegin) != std::string_view::npos;
 }
 
+// Certificates into `chain`, PEM (any number) or one DER: Mbed TLS's
+// result (> 0: that many in a PEM bundle could not be read).
+int parse_certificates(mbedtls_x509_crt* chain, std::span<const std::byte> text) {
+  if (!looks_pem(text)) {
+    return mbedtls_x509_crt_parse_der(chain, reinterpret_cast<const unsigned char*>(text.data()),
+                                      text.size());
+  }
+  unsigned char* copy = terminated_copy(text);
+  const int r = copy == nullptr ? MBEDTLS_ERR_X509_ALLOC_FAILED
+                                : mbedtls_x509_crt_parse(chain, copy, text.size() + 1);
+  mbedtls_free(copy);
+  return r;
+}
+
 }  // namespace
 
 const TlsStats& tls_stats() noexcept {
@@ -63,6 +77,7 @@ TlsStats& tls_stats_for_update() noexcept {
 ServerContext::ServerContext() noexcept {
   mbedtls_ssl_config_init(&config_);
   mbedtls_x509_crt_init(&chain_);
+  mbedtls_x509_crt_init(&client_ca_);
   mbedtls_pk_init(&key_);
   mbedtls_ssl_ticket_init(&tickets_);
 }
@@ -70,27 +85,21 @@ ServerContext::ServerContext() noexcept {
 ServerContext::~ServerContext() {
   mbedtls_ssl_ticket_free(&tickets_);
   mbedtls_pk_free(&key_);
+  mbedtls_x509_crt_free(&client_ca_);
   mbedtls_x509_crt_free(&chain_);
   mbedtls_ssl_config_free(&config_);
 }
 
 Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
-                                 std::span<const std::byte> key_pem) {
+                                 std::span<const std::byte> key_pem,
+                                 std::span<const std::byte> client_ca_pem) {
   ready_ = false;
   if (auto ok = init_mbedtls(); !ok.ok()) {
     reason_ = "no entropy on this board: TLS refused";
     return ok;
   }
   // PEM wants its NUL; DER is taken as given.
-  const bool cert_is_pem = looks_pem(cert_pem);
-  unsigned char* cert = cert_is_pem ? terminated_copy(cert_pem) : nullptr;
-  const int cert_result =
-      cert_is_pem
-          ? (cert == nullptr ? MBEDTLS_ERR_X509_ALLOC_FAILED
-                             : mbedtls_x509_crt_parse(&chain_, cert, cert_pem.size() + 1))
-          : mbedtls_x509_crt_parse_der(
-                &chain_, reinterpret_cast<const unsigned char*>(cert_pem.data()), cert_pem.size());
-  mbedtls_free(cert);
+  const int cert_result = parse_certificates(&chain_, cert_pem);
   if (cert_result != 0) {
     reason_ = cert_result > 0 ? "certificate: some certificates in the chain could not be read"
                               : "certificate: not a readable X.509 certificate (PEM or DER)";
@@ -146,6 +155,19 @@ Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
     return Unexpected(Error::kNoMemory);
   }
   mbedtls_ssl_conf_session_tickets_cb(&config_, mbedtls_ssl_ticket_write, parse_ticket, &tickets_);
+  verifies_clients_ = false;
+  if (!client_ca_pem.empty()) {
+    // Asked for, never required: the site stays public, and only the
+    // management routes look at what the session says (net/http/management.h).
+    const int ca_result = parse_certificates(&client_ca_, client_ca_pem);
+    if (ca_result != 0) {
+      reason_ = "client CA: not a readable X.509 certificate (PEM or DER)";
+      return Unexpected(Error::kInvalidArgument);
+    }
+    mbedtls_ssl_conf_ca_chain(&config_, &client_ca_, nullptr);
+    mbedtls_ssl_conf_authmode(&config_, MBEDTLS_SSL_VERIFY_OPTIONAL);
+    verifies_clients_ = true;
+  }
   ready_ = true;
   reason_ = {};
   return {};
@@ -154,7 +176,9 @@ Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
 Result<Session*> ServerContext::open(std::size_t slot, TcpStream& tcp) noexcept {
   if (!ready_ || slot >= kMaxSessions) return Unexpected(Error::kInvalidArgument);
   TlsStream& session = sessions_[slot];
-  if (auto ok = session.start(tcp, config()); !ok.ok()) return Unexpected(ok.error());
+  if (auto ok = session.start(tcp, config(), verifies_clients_); !ok.ok()) {
+    return Unexpected(ok.error());
+  }
   return static_cast<Session*>(&session);
 }
 
@@ -172,8 +196,10 @@ TlsStream::~TlsStream() {
   finish();
 }
 
-Result<void> TlsStream::start(TcpStream& tcp, const mbedtls_ssl_config* config) noexcept {
+Result<void> TlsStream::start(TcpStream& tcp, const mbedtls_ssl_config* config,
+                              bool verify_peer) noexcept {
   finish();
+  verify_peer_ = verify_peer;
   const int r = mbedtls_ssl_setup(&ssl_, config);
   if (r != 0) {
     ++g_stats.no_memory;
@@ -194,6 +220,17 @@ void TlsStream::finish() noexcept {
   mbedtls_ssl_init(&ssl_);
   tcp_ = nullptr;
   --g_stats.sessions_in_use;
+}
+
+PeerCertificate TlsStream::peer_certificate() const noexcept {
+  if (!verify_peer_ || tcp_ == nullptr) return PeerCertificate::kNone;
+  // A certificate in this session, and Mbed TLS's verdict on it. A TLS 1.3
+  // session resumed by a ticket has no certificate (the ticket does not
+  // carry it) and Mbed TLS then says verify_result 0 ("no certificate
+  // used"): without the certificate test that would read as verified.
+  if (mbedtls_ssl_get_peer_cert(&ssl_) == nullptr) return PeerCertificate::kNone;
+  return mbedtls_ssl_get_verify_result(&ssl_) == 0 ? PeerCertificate::kVerified
+                                                   : PeerCertificate::kRejected;
 }
 
 int TlsStream::version() const noexcept {

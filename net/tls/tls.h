@@ -67,7 +67,10 @@ class TlsStream final : public Session {
   // Binds to `tcp` (which must outlive the session) and sets up Mbed TLS's
   // state for `config` (a ServerContext's, or a client's in tests),
   // allocating its record buffers: kNoMemory past the TLS budget.
-  Result<void> start(TcpStream& tcp, const mbedtls_ssl_config* config) noexcept;
+  // verify_peer: the config asks for a client certificate, and
+  // peer_certificate() reports on it.
+  Result<void> start(TcpStream& tcp, const mbedtls_ssl_config* config,
+                     bool verify_peer = false) noexcept;
   // The handshake to its end. Failures are counted by kind (TlsStats) and
   // end in kDeviceError (the peer's fault or ours: the connection is
   // over), kNoMemory, or the TCP stream's error.
@@ -86,6 +89,7 @@ class TlsStream final : public Session {
                                 bool push) noexcept override;
   // Sends close_notify (best effort: whatever fits now).
   void notify_close() noexcept override;
+  PeerCertificate peer_certificate() const noexcept override;
   // Frees Mbed TLS's state and buffers. Idempotent.
   void finish() noexcept;
   bool started() const noexcept { return tcp_ != nullptr; }
@@ -103,6 +107,7 @@ class TlsStream final : public Session {
   TcpStream* tcp_ = nullptr;
   bool push_ = true;  // the next bio_send's TCP push
   bool handshaking_ = false;
+  bool verify_peer_ = false;
   Error tcp_error_ = Error::kDeviceError;  // what bio_send/bio_recv met
 };
 
@@ -121,8 +126,11 @@ class ServerContext final : public Server {
   // one DER certificate); `key_pem`: its private key, PEM or DER, not
   // encrypted. kInvalidArgument with reason() set: unreadable certificate
   // or key, or a key that is not the certificate's; kUnsupported: the
-  // board has no entropy (init_mbedtls()'s error).
-  Result<void> init(std::span<const std::byte> cert_pem, std::span<const std::byte> key_pem);
+  // board has no entropy (init_mbedtls()'s error). `client_ca_pem` (may
+  // be empty): the CA whose certificates clients may show (asked for, not
+  // required; Session::peer_certificate() says what came).
+  Result<void> init(std::span<const std::byte> cert_pem, std::span<const std::byte> key_pem,
+                    std::span<const std::byte> client_ca_pem = {});
   // Why init() refused, for the console ("certificate: ...").
   std::string_view reason() const noexcept { return reason_; }
   bool ready() const noexcept { return ready_; }
@@ -134,15 +142,18 @@ class ServerContext final : public Server {
   // Server: session `slot` (< kMaxSessions) started over `tcp`.
   Result<Session*> open(std::size_t slot, TcpStream& tcp) noexcept override;
   void close(Session* session) noexcept override;
+  bool verifies_clients() const noexcept override { return verifies_clients_; }
 
  private:
   mbedtls_ssl_config config_;
   mbedtls_x509_crt chain_;
+  mbedtls_x509_crt client_ca_;
   mbedtls_pk_context key_;
   mbedtls_ssl_ticket_context tickets_;
   std::uint8_t fingerprint_[32] = {};
   std::string_view reason_;
   bool ready_ = false;
+  bool verifies_clients_ = false;
   TlsStream sessions_[kMaxSessions];
 };
 

@@ -5,7 +5,8 @@
 #   run_qemu.sh --kernel ELF [--timeout SECONDS] [--memory SIZE] [--serial-stdio]
 #               [--gdb[=PORT]] [--pcap FILE] [--no-rng]
 #               [--boot-files CPIO | --tls-cert PEM --tls-key PEM | --tls-throwaway]
-#               [--no-tls]
+#               [--no-tls] [--management-token FILE] [--management-ca PEM]
+#               [--token-throwaway]
 #               [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
@@ -27,10 +28,14 @@
 # temporary directory, removed at exit), prints its fingerprint, and is
 # skipped when boot files are given otherwise, with --no-tls, or under
 # `bazel test` (TEST_SRCDIR set: tests bring their own).
+# --management-token FILE and --management-ca PEM go into the same archive
+# as management/token and management/client-ca.pem (who may read
+# apps/httpd's /metrics, docs/tls.md); --token-throwaway makes a token for
+# this run (openssl rand -hex 32) and prints it, under the same conditions.
 set -euo pipefail
 
 usage() {
-  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -43,6 +48,7 @@ pcap=""
 rng=(-device virtio-rng-device)
 extra=()
 boot_files="" tls_cert="" tls_key="" tls_throwaway=false no_tls=false
+token_file="" client_ca="" token_throwaway=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --kernel) kernel=${2:?--kernel needs a path}; shift 2 ;;
@@ -58,6 +64,9 @@ while [[ $# -gt 0 ]]; do
     --tls-key) tls_key=${2:?--tls-key needs a PEM file}; shift 2 ;;
     --tls-throwaway) tls_throwaway=true; shift ;;
     --no-tls) no_tls=true; shift ;;
+    --management-token) token_file=${2:?--management-token needs a file holding the token}; shift 2 ;;
+    --management-ca) client_ca=${2:?--management-ca needs a PEM file}; shift 2 ;;
+    --token-throwaway) token_throwaway=true; shift ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
@@ -132,15 +141,28 @@ if [[ -n "$tls_cert$tls_key" && ( -z "$tls_cert" || -z "$tls_key" ) ]]; then
   echo "run_qemu.sh: --tls-cert and --tls-key go together (the certificate and its key)" >&2
   exit 2
 fi
-if [[ -n "$boot_files" || -n "$tls_cert" ]] && $has_initrd; then
-  echo "run_qemu.sh: boot files given twice (--boot-files/--tls-cert and -initrd): give one" >&2
+if [[ -n "$boot_files" || -n "$tls_cert$token_file$client_ca" ]] && $has_initrd; then
+  echo "run_qemu.sh: boot files given twice (--boot-files/--tls-cert/--management-* and -initrd): give one" >&2
   exit 2
 fi
+if [[ -n "$boot_files" && -n "$tls_cert$token_file$client_ca" ]]; then
+  echo "run_qemu.sh: --boot-files is the whole archive: put the certificate, key and token in it (docs/boot-files.md), or give --tls-cert/--management-* alone" >&2
+  exit 2
+fi
+for f in "$token_file" "$client_ca" "$tls_cert" "$tls_key"; do
+  [[ -z "$f" || -r "$f" ]] || { echo "run_qemu.sh: '$f' not found or not readable" >&2; exit 2; }
+done
+# The scratch directory for made files (removed at exit: it may hold a key).
+scratch() {
+  if [[ -z "${tls_dir:-}" ]]; then
+    tls_dir=$(mktemp -d "${TMPDIR:-/tmp}/starling-tls.XXXXXX")
+    trap 'rm -rf "$tls_dir"' EXIT
+  fi
+}
 if $tls_throwaway && ! $no_tls && [[ -z "$boot_files$tls_cert" ]] && ! $has_initrd &&
     [[ -z "${TEST_SRCDIR:-}" ]]; then
   command -v openssl >/dev/null || { echo "starling: openssl not found for the throwaway certificate. Fix: sudo ./setup.sh (installs openssl), or give --tls-cert/--tls-key" >&2; exit 127; }
-  tls_dir=$(mktemp -d "${TMPDIR:-/tmp}/starling-tls.XXXXXX")
-  trap 'rm -rf "$tls_dir"' EXIT
+  scratch
   tls_cert="$tls_dir/cert.pem" tls_key="$tls_dir/key.pem"
   if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tls_key" \
       -out "$tls_cert" -days 30 -subj /CN=localhost \
@@ -152,13 +174,27 @@ if $tls_throwaway && ! $no_tls && [[ -z "$boot_files$tls_cert" ]] && ! $has_init
   echo "starling: its $(openssl x509 -in "$tls_cert" -noout -fingerprint -sha256)" >&2
   echo "starling: your own: --tls-cert CERT --tls-key KEY, or --boot-files CPIO (docs/boot-files.md)" >&2
 fi
-if [[ -n "$tls_cert" ]]; then
+if $token_throwaway && [[ -z "$boot_files$token_file$client_ca" ]] && ! $has_initrd &&
+    [[ -z "${TEST_SRCDIR:-}" ]]; then
+  command -v openssl >/dev/null || { echo "starling: openssl not found for the throwaway token. Fix: sudo ./setup.sh (installs openssl), or give --management-token FILE" >&2; exit 127; }
+  scratch
+  token_file="$tls_dir/token"
+  (umask 077 && openssl rand -hex 32 >"$token_file")
+  echo "starling: a throwaway management token for this run only: $(cat "$token_file")" >&2
+  echo "starling: read /metrics with: curl -H \"Authorization: Bearer $(cat "$token_file")\" http://127.0.0.1:${STARLING_HTTPD_PORT:-18080}/metrics" >&2
+  echo "starling: your own: --management-token FILE or --management-ca PEM (docs/tls.md)" >&2
+fi
+entries=()
+[[ -z "$tls_cert" ]] || entries+=("tls/cert.pem=$tls_cert" "tls/key.pem=$tls_key")
+[[ -z "$token_file" ]] || entries+=("management/token=$token_file")
+[[ -z "$client_ca" ]] || entries+=("management/client-ca.pem=$client_ca")
+if [[ ${#entries[@]} -gt 0 ]]; then
   here=$(cd "$(dirname "$0")" && pwd)
   make_initrd="$here/../boot_media/make_initrd.py"
   [[ -f "$make_initrd" ]] || make_initrd="${RUNFILES_DIR:-$0.runfiles}/starling/platform/boot_media/make_initrd.py"
-  [[ -n "${tls_dir:-}" ]] || { tls_dir=$(mktemp -d "${TMPDIR:-/tmp}/starling-tls.XXXXXX"); trap 'rm -rf "$tls_dir"' EXIT; }
+  scratch
   boot_files="$tls_dir/boot.cpio"
-  python3 "$make_initrd" "$boot_files" "tls/cert.pem=$tls_cert" "tls/key.pem=$tls_key" || exit 1
+  python3 "$make_initrd" "$boot_files" "${entries[@]}" || exit 1
 fi
 if [[ -n "$boot_files" ]]; then
   [[ -f "$boot_files" ]] || { echo "run_qemu.sh: boot files '$boot_files' not found" >&2; exit 2; }

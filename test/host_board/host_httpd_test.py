@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from host_process import App, report, run_in_namespace  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import Checks, check_index, curl, metrics  # noqa: E402
+from http_checks import Checks, boot_files, check_index, curl, metrics  # noqa: E402
 
 GUEST = "10.0.2.15"
 BASE = f"http://{GUEST}"
@@ -40,7 +40,8 @@ check = Checks()
 def inside(args):
     with open(args.index, "rb") as f:
         index = f.read()
-    app = App([args.app, "--tap=st0", f"--ip={GUEST}/24,gw=10.0.2.2"])
+    initrd = boot_files(os.environ.get("TEST_TMPDIR", "/tmp"))  # the management token
+    app = App([args.app, "--tap=st0", f"--ip={GUEST}/24,gw=10.0.2.2", f"--initrd={initrd}"])
     try:
         if not app.wait_for("httpd: ready", args.timeout):
             check(False, "httpd printed 'httpd: ready'")

@@ -16,7 +16,12 @@ for QEMU, as a bootloader's initrd).
    ticket ("Reused").
 4. Port 80 (httpd.http=redirect): 308 to https://10.0.2.15/healthz.
 5. /metrics over HTTPS counts the handshakes by version.
-6. Booted without boot files: the console says HTTPS is off and why, and
+6. /metrics is its owner's (net/http/management.h): curl with a client
+   certificate the boot files' management/client-ca.pem signed gets 200
+   (TLS 1.3 and 1.2), with a stranger's self-signed one 403, with none 401
+   (WWW-Authenticate: Bearer), with the boot token 200; /healthz needs
+   nothing; the refusals are counted by outcome.
+7. Booted without boot files: the console says HTTPS is off and why, and
    port 80 still serves.
 
 Bounded: every client has a timeout; the app is stopped and the namespace
@@ -31,22 +36,34 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
+from http_checks import AUTH, boot_files  # noqa: E402
+
 GUEST = "10.0.2.15"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def make_initrd_py():
-    """platform/boot_media/make_initrd.py, from the runfiles."""
-    for root in (os.environ.get("TEST_SRCDIR", ""), os.path.join(HERE, "..", "..")):
-        for candidate in (os.path.join(root, "starling", "platform", "boot_media", "make_initrd.py"),
-                          os.path.join(root, "platform", "boot_media", "make_initrd.py")):
-            if os.path.exists(candidate):
-                return candidate
-    raise FileNotFoundError("platform/boot_media/make_initrd.py")
-
-
 def run(argv, timeout=20, stdin=b""):
     return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout)
+
+
+def client_ca_and_certs(directory):
+    """A client CA, a client certificate it signed and a stranger's
+    self-signed one (openssl, ECDSA P-256): their paths."""
+    def path(name):
+        return os.path.join(directory, name)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    run(["openssl", "req", "-x509", *ec, "-keyout", path("ca.key"), "-out", path("ca.pem"),
+         "-days", "30", "-subj", "/CN=starling test client CA"]).check_returncode()
+    run(["openssl", "req", "-new", *ec, "-keyout", path("client.key"), "-out", path("client.csr"),
+         "-subj", "/CN=prometheus"]).check_returncode()
+    run(["openssl", "x509", "-req", "-in", path("client.csr"), "-CA", path("ca.pem"),
+         "-CAkey", path("ca.key"), "-CAcreateserial", "-out", path("client.pem"), "-days", "30",
+         "-extfile", "/dev/stdin"], stdin=b"extendedKeyUsage=clientAuth\n").check_returncode()
+    run(["openssl", "req", "-x509", *ec, "-keyout", path("stranger.key"), "-out",
+         path("stranger.pem"), "-days", "30", "-subj", "/CN=prometheus"]).check_returncode()
+    return {"ca": path("ca.pem"), "client": path("client.pem"), "client.key": path("client.key"),
+            "stranger": path("stranger.pem"), "stranger.key": path("stranger.key")}
 
 
 def throwaway_pair(directory):
@@ -94,9 +111,9 @@ def inside(args):
     failures = []
     work = tempfile.mkdtemp(prefix="starling-https-")
     cert, key = throwaway_pair(work)
-    initrd = os.path.join(work, "boot.cpio")
-    run([sys.executable, make_initrd_py(), initrd, f"tls/cert.pem={cert}",
-         f"tls/key.pem={key}"]).check_returncode()
+    clients = client_ca_and_certs(work)
+    initrd = boot_files(work, f"tls/cert.pem={cert}", f"tls/key.pem={key}",
+                        f"management/client-ca.pem={clients['ca']}")
     app = boot(args, initrd, "httpd.http=redirect")
     try:
         if not app.wait_for("httpd: serving http on port 80", args.timeout):
@@ -145,7 +162,39 @@ def inside(args):
         if " 308 " not in body.split("\r\n", 1)[0] or f"location: https://{GUEST}/healthz" not in body.lower():
             failures.append(f"port 80 did not redirect: {body[:300]!r}")
 
-        code, metrics, log = curl(["--cacert", cert, f"https://{GUEST}/metrics"])
+        # /metrics: its owner's only. The status each request got.
+        url = f"https://{GUEST}/metrics"
+        tried = {
+            "client certificate the CA signed": (["--cert", clients["client"], "--key",
+                                                   clients["client.key"]], 200),
+            "the same over TLS 1.2": (["--tls-max", "1.2", "--cert", clients["client"], "--key",
+                                       clients["client.key"]], 200),
+            "a stranger's self-signed certificate": (["--cert", clients["stranger"], "--key",
+                                                       clients["stranger.key"]], 403),
+            "no credential": ([], 401),
+            "a wrong token": (["--header", "Authorization: Bearer " + "0" * 64], 401),
+            "the boot token": (["--header", AUTH], 200),
+        }
+        for what, (extra, want) in tried.items():
+            code, body, log = curl(["--cacert", cert, "-i", *extra, url])
+            got = re.match(r"HTTP/1\.1 (\d{3})", body)
+            got = int(got.group(1)) if got else f"curl exit {code}"
+            print(f"GET /metrics with {what}: {got}")
+            if got != want:
+                failures.append(f"GET /metrics with {what}: {got}, want {want}")
+            if want == 401 and 'www-authenticate: bearer realm="starling"' not in body.lower():
+                failures.append(f"the 401 for {what} has no WWW-Authenticate: Bearer challenge")
+        code, body, log = curl(["--cacert", cert, f"https://{GUEST}/healthz"])
+        if body.strip() != "ok":
+            failures.append(f"/healthz is not public: {body!r}")
+
+        code, metrics, log = curl(["--cacert", cert, "--header", AUTH, url])
+        outcomes = dict(re.findall(
+            r'starling_http_management_requests_total\{outcome="(\w+)"\} (\d+)', metrics))
+        print("management requests:", outcomes)
+        # Admitted: the three above and this scrape (counted before it renders).
+        if outcomes != {"admitted": "4", "unauthorized": "2", "forbidden": "1"}:
+            failures.append(f"management requests not counted by outcome: {outcomes}")
         counts = dict(re.findall(r'starling_tls_handshakes_total\{version="(1\.[23])"\} (\d+)', metrics))
         print("handshakes:", counts)
         if int(counts.get("1.3", 0)) < 3 or int(counts.get("1.2", 0)) < 1:

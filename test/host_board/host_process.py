@@ -158,16 +158,18 @@ def app_test_main(script, doc, inside, qemu=False, namespace_timeout=240):
 QEMU_RUN_S = 600  # how long the launcher lets QEMU run; the test stops it sooner
 
 
-def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV"):
+def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV", initrd=None):
     """The app under test on the TAP: the host binary (DWMAC driver and
     model) with `ip`, or the :qemu launcher's image (virtio-net; its own
     default address, 10.0.2.15/24 via 10.0.2.2) on the same TAP, its netdev
     given in `netdev_env` (each app's launcher reads its own: apps/echo's
-    BUILD.bazel, apps/httpd/httpd.bzl)."""
+    BUILD.bazel, apps/httpd/httpd.bzl); `initrd`: its boot files
+    (docs/boot-files.md), as --initrd= or QEMU's -initrd."""
     if getattr(args, "qemu", None):
         os.environ[netdev_env] = "tap,id=n0,ifname=st0,script=no,downscript=no"
-        return App([args.qemu, "--timeout", str(QEMU_RUN_S)])
-    return App([args.app, "--tap=st0", f"--ip={ip}"])
+        extra = ["--", "-initrd", initrd] if initrd else []
+        return App([args.qemu, "--timeout", str(QEMU_RUN_S), *extra])
+    return App([args.app, "--tap=st0", f"--ip={ip}", *([f"--initrd={initrd}"] if initrd else [])])
 
 
 def connect_from(source, destination, timeout=2.0):

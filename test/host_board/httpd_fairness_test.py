@@ -26,7 +26,7 @@ import host_process  # noqa: E402
 from host_process import report  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import curl, metrics  # noqa: E402
+from http_checks import AUTH, boot_files, curl, metrics  # noqa: E402
 
 GUEST = "10.0.2.15"
 HOST_A = "10.0.2.2"
@@ -49,8 +49,8 @@ def answer_of(s, wait=0.5):
 
 def fetch_from_b(path):
     """curl from host B's address: (HTTP status, body bytes)."""
-    r = curl("--interface", HOST_B, "--output", "-", "--write-out", "\n%{http_code}",
-             f"http://{GUEST}{path}")
+    r = curl("--interface", HOST_B, "--header", AUTH, "--output", "-", "--write-out",
+             "\n%{http_code}", f"http://{GUEST}{path}")
     body, _, code = r.stdout.rpartition(b"\n")
     return (code.decode() if r.returncode == 0 else f"curl exit {r.returncode}"), body
 
@@ -58,7 +58,8 @@ def fetch_from_b(path):
 def inside(args):
     failures = []
     host_process.add_second_host(HOST_B)
-    app = host_process.app_for(args, f"{GUEST}/24,gw={HOST_A}", "STARLING_HTTPD_NETDEV")
+    app = host_process.app_for(args, f"{GUEST}/24,gw={HOST_A}", "STARLING_HTTPD_NETDEV",
+                               boot_files(os.environ.get("TEST_TMPDIR", "/tmp")))
     held = []
     try:
         if not app.wait_for("httpd: serving http on port 80", args.timeout):

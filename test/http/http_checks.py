@@ -7,14 +7,57 @@ parser (python3-prometheus-client), and the console verdict at the end.
 From another package: list "//test/http:http_checks.py" in the test's data
 and put os.path.join(os.environ["TEST_SRCDIR"], "starling", "test", "http")
 on sys.path.
+
+/metrics is a management route (net/http/management.h): the tests boot
+httpd with this run's TOKEN in its boot files (token_file() for
+run_qemu.sh --management-token, boot_files() for an archive: list
+"//platform/boot_media:make_initrd.py" in the test's data), and metrics()
+and AUTH send it.
 """
 import http.client
+import os
 import re
+import secrets
 import subprocess
+import sys
 import time
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
+
+
+# This test run's management token, and the header that carries it.
+TOKEN = secrets.token_hex(32)
+AUTH = "Authorization: Bearer " + TOKEN
+
+
+def token_file(directory):
+    """TOKEN in a file under `directory` (run_qemu.sh --management-token)."""
+    path = os.path.join(directory, "management-token")
+    with open(path, "w") as f:
+        f.write(TOKEN + "\n")
+    return path
+
+
+def make_initrd_py():
+    """platform/boot_media/make_initrd.py, from the runfiles."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for root in (os.environ.get("TEST_SRCDIR", ""), os.path.join(here, "..", "..")):
+        for candidate in (os.path.join(root, "starling", "platform", "boot_media", "make_initrd.py"),
+                          os.path.join(root, "platform", "boot_media", "make_initrd.py")):
+            if os.path.exists(candidate):
+                return candidate
+    raise FileNotFoundError("platform/boot_media/make_initrd.py (list it in the test's data)")
+
+
+def boot_files(directory, *entries):
+    """A boot-file archive (docs/boot-files.md) under `directory` holding
+    management/token (TOKEN) and `entries` ("name=path"): its path."""
+    path = os.path.join(directory, "boot.cpio")
+    subprocess.run([sys.executable, make_initrd_py(), path,
+                    "management/token=" + token_file(directory), *entries],
+                   check=True, capture_output=True, timeout=30)
+    return path
 
 
 class Checks:
@@ -59,17 +102,19 @@ def check_index(check, base, index):
     return head
 
 
-def metrics(port, host="127.0.0.1", source=None):
-    """GET /metrics (from the address `source`, if given): (status,
-    Content-Type, {sample with labels: value}, page bytes)."""
+def metrics(port, host="127.0.0.1", source=None, token=TOKEN):
+    """GET /metrics with `token` (from the address `source`, if given):
+    (status, Content-Type, {sample with labels: value}, page bytes)."""
+    headers = {"Authorization": "Bearer " + token}
     if source is None:
-        with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as resp:
+        request = urllib.request.Request(f"http://{host}:{port}/metrics", headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as resp:
             body = resp.read().decode()
             status, ctype = resp.status, resp.headers.get("Content-Type")
     else:
         conn = http.client.HTTPConnection(host, port, timeout=10, source_address=(source, 0))
         try:
-            conn.request("GET", "/metrics")
+            conn.request("GET", "/metrics", headers=headers)
             resp = conn.getresponse()
             body = resp.read().decode()
             status, ctype = resp.status, resp.getheader("Content-Type")

@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "
 from qemu_guest import QemuGuest, free_port  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import Checks, metrics  # noqa: E402
+from http_checks import Checks, metrics, token_file  # noqa: E402
 
 check = Checks()
 
@@ -133,7 +133,11 @@ def main():
     # Every client comes through user networking from one address
     # (10.0.2.2): the per-peer shares (TCP 63, slots 31) are lifted so that
     # the storm can reach the slots' own bound (docs/hostile-peers.md).
-    guest = QemuGuest(a.launcher, a.timeout, env={"STARLING_HTTPD_PORT": str(port)},
+    guest = QemuGuest(a.launcher, a.timeout, env={"STARLING_HTTPD_PORT": str(port),
+                                                    # its own: tests run side by side
+                                                    "STARLING_HTTPS_PORT": str(free_port())},
+                      runner_args=("--management-token",
+                                   token_file(os.environ.get("TEST_TMPDIR", "/tmp"))),
                       qemu_args=("-append", "starling.tcp_peer_share=off httpd.peer_slots=64"))
     try:
         if not guest.wait_for("httpd: ready"):

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "
 from qemu_guest import QemuGuest, free_port  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import Checks, check_index, curl, metrics  # noqa: E402
+from http_checks import AUTH, Checks, check_index, curl, metrics, token_file  # noqa: E402
 
 check = Checks()
 
@@ -74,7 +74,11 @@ def main():
     with open(a.index, "rb") as f:
         index = f.read()
     port = free_port()
-    guest = QemuGuest(a.launcher, a.timeout, env={"STARLING_HTTPD_PORT": str(port)},
+    guest = QemuGuest(a.launcher, a.timeout, env={"STARLING_HTTPD_PORT": str(port),
+                                                    # its own: tests run side by side
+                                                    "STARLING_HTTPS_PORT": str(free_port())},
+                      runner_args=("--management-token",
+                                   token_file(os.environ.get("TEST_TMPDIR", "/tmp"))),
                       qemu_args=("-append",
                                  f"httpd.slots={SLOTS} httpd.peer_slots={SLOTS} "
                                  f"httpd.head_timeout_ms={HEAD_TIMEOUT_MS}"))
@@ -191,10 +195,19 @@ def main():
             h.close()
         time.sleep(1.0)
 
+        # /metrics is the owner's (the boot token); the site is not.
+        for what, extra, want in (("no token", [], b"401"),
+                                  ("a wrong token", ["--header", "Authorization: Bearer " + "f" * 64],
+                                   b"401"),
+                                  ("the boot token", ["--header", AUTH], b"200")):
+            r = curl("--output", "/dev/null", "--write-out", "%{http_code}", *extra, base + "/metrics")
+            check(r.stdout == want, f"GET /metrics with {what}: {want.decode()} (got {r.stdout.decode()})")
         status, ctype, values, size = metrics(port)
         check(status == 200, "GET /metrics is 200")
+        check(values.get('starling_http_management_requests_total{outcome="unauthorized"}') == 2,
+              "the two 401s counted as unauthorized management requests")
         # Prometheus's conventions, as its own linter reads them.
-        page = curl(base + "/metrics").stdout
+        page = curl("--header", AUTH, base + "/metrics").stdout
         lint = subprocess.run([a.promtool, "check", "metrics"], input=page, capture_output=True)
         findings = (lint.stdout + lint.stderr).decode(errors="replace").strip()
         print("promtool check metrics:", findings or "no findings")

@@ -2,7 +2,8 @@
 """`bazel run //apps/httpd:qemu` on a first run (issue 31): the runner makes
 a throwaway certificate (run_qemu.sh --tls-throwaway, which the launcher
 passes), prints its fingerprint and serves HTTPS through user networking's
-forward, and deletes the key when QEMU ends.
+forward, and deletes the key when QEMU ends; and a throwaway management
+token (--token-throwaway) that opens /metrics.
 
 Under `bazel test` the runner skips the throwaway pair (tests bring their
 own), so this test runs the launcher as `bazel run` does: TEST_SRCDIR
@@ -11,8 +12,10 @@ unset, RUNFILES_DIR set.
 1. The runner's fingerprint line and httpd's console line name the same
    certificate.
 2. curl -k https://127.0.0.1:PORT/healthz answers "ok".
-3. After QEMU ends, the throwaway directory (and the key in it) is gone.
-4. --no-tls: no throwaway, and httpd says HTTPS is off.
+3. The printed token opens /metrics over HTTPS (200); without it 401.
+4. After QEMU ends, the throwaway directory (and the key in it) is gone.
+5. --no-tls: no throwaway certificate, and httpd says HTTPS is off; the
+   throwaway token still opens /metrics on port 80.
 """
 import argparse
 import os
@@ -22,6 +25,20 @@ import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
 from qemu_guest import QemuGuest, free_port  # noqa: E402
+
+
+def token_header(console):
+    """The Authorization header for the token the runner printed (or None)."""
+    m = re.search(r"throwaway management token for this run only: ([0-9a-f]{64})", console)
+    return m and "Authorization: Bearer " + m.group(1)
+
+
+def status(url, header=None, *extra):
+    """curl's status code for GET url (a string; curl's exit on failure)."""
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
+                        *extra, *(["--header", header] if header else []), url],
+                       capture_output=True, timeout=30)
+    return r.stdout.decode() if r.returncode == 0 else f"curl exit {r.returncode}"
 
 
 def main():
@@ -51,6 +68,12 @@ def main():
                            capture_output=True, timeout=30)
         if r.stdout.decode().strip() != "ok":
             failures.append(f"https through the forward: {r.stdout!r} {r.stderr[-200:]!r}")
+        for want, header in ((200, token_header(text)), (401, None)):
+            got = status(f"https://127.0.0.1:{https_port}/metrics", header, "-k")
+            print(f"GET /metrics over https {'with' if header else 'without'} the token: {got}")
+            if got != str(want):
+                failures.append(f"GET /metrics {'with' if header else 'without'} the printed "
+                                f"token: {got}, want {want}")
     finally:
         guest.stop()
     if directory and os.path.exists(directory):
@@ -62,9 +85,12 @@ def main():
         if not plain.wait_for("httpd: ready"):
             failures.append("httpd with --no-tls never ready")
         text = plain.console()
-        if "throwaway" in text or "httpd: https off" not in text:
+        if "throwaway TLS certificate" in text or "httpd: https off" not in text:
             failures.append("--no-tls still made a throwaway certificate, or httpd did not say "
                             "HTTPS is off")
+        got = status(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
+        if got != "200":
+            failures.append(f"--no-tls: GET /metrics with the printed token: {got}")
     finally:
         plain.stop()
     for f in failures:

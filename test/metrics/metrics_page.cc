@@ -1,9 +1,8 @@
 // The image's metrics page as an application's network bring-up registers
 // it (platform/network.cc's set: runtime, pages, NIC and netif, lwIP, TCP)
-// with httpd's (the HTTP server's and TLS's), on the host over a fake NIC with some traffic, plus one sample whose
-// label value needs escaping. Prints the Prometheus page, a line "---",
-// then the stats line, for //test/metrics:prometheus_format_test to parse
-// with a parser that is not ours.
+// with httpd's (the HTTP server's and TLS's), on the host over a fake NIC with some traffic, plus
+// one sample whose label value needs escaping. Prints the Prometheus page, a line "---", then the
+// stats line, for //test/metrics:prometheus_format_test to parse with a parser that is not ours.
 #include <array>
 #include <cstddef>
 #include <cstdio>
