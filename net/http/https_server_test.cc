@@ -158,6 +158,7 @@ TEST_F(HttpsServerTest, SameRoutesOverTls13WithHstsAndKeepAlive) {
       CHECK_OR_FAIL(got.starts_with("HTTP/1.1 200 OK\r\n"));
       CHECK_OR_FAIL(got.find("\r\nStrict-Transport-Security: max-age=31536000\r\n") !=
                     std::string::npos);
+      CHECK_OR_FAIL(got.find("\r\nX-Content-Type-Options: nosniff\r\n") != std::string::npos);
     }
     s.notify_close();
     s.finish();

@@ -92,6 +92,7 @@ Response status_response(Status status) {
     w.put("Content-Type: ");
     w.put(response.content_type);
     w.put("\r\n");
+    if (options.nosniff) w.put("X-Content-Type-Options: nosniff\r\n");
   }
   if (!has_no_body(response.status)) {
     w.put("Content-Length: ");

@@ -13,6 +13,7 @@
 //   HTTP/1.1 200 OK\r\n
 //   Server: starling\r\n
 //   Content-Type: text/html\r\n        (if set)
+//   X-Content-Type-Options: nosniff\r\n  (with it, over HTTPS)
 //   Content-Length: 1234\r\n           (not for 1xx, 204 and 304)
 //   <the response's headers>\r\n
 //   Allow: GET, HEAD\r\n               (if allow is set)
@@ -30,6 +31,11 @@ struct HeadOptions {
   bool http10_keep_alive = false;  // an HTTP/1.0 client asked for keep-alive: say so
   // Over HTTPS: Strict-Transport-Security: max-age=N (RFC 6797); 0 = none.
   std::uint32_t hsts_max_age_s = 0;
+  // Over HTTPS: X-Content-Type-Options: nosniff with a Content-Type. The
+  // type is the server's word (by extension, or the handler's): browsers
+  // must not guess another (MIME sniffing turns a text file into script).
+  // testssl.sh counts a site with no such header a MEDIUM finding.
+  bool nosniff = false;
 };
 
 // The head's size, or 0 if it does not fit `out` (the server answers 500).

@@ -32,6 +32,11 @@ TEST(ResponseHead, ByteForByte) {
   EXPECT_EQ(head_of(r, {.keep_alive = true, .http10_keep_alive = true}),
             "HTTP/1.1 200 OK\r\nServer: starling\r\nContent-Type: text/html\r\n"
             "Content-Length: 9\r\nETag: \"abc\"\r\nConnection: keep-alive\r\n\r\n");
+  // Over HTTPS: HSTS, and nosniff with the Content-Type.
+  EXPECT_EQ(head_of(r, {.hsts_max_age_s = 600, .nosniff = true}),
+            "HTTP/1.1 200 OK\r\nServer: starling\r\nContent-Type: text/html\r\n"
+            "X-Content-Type-Options: nosniff\r\nContent-Length: 9\r\nETag: \"abc\"\r\n"
+            "Strict-Transport-Security: max-age=600\r\n\r\n");
 }
 
 TEST(ResponseHead, BodylessStatusesHaveNoLengthAndAllowIsListed) {

@@ -214,7 +214,8 @@ Connection::Outgoing Connection::prepare(Response& response, bool keep_alive) {
   keep_alive = keep_alive && !response.close;
   HeadOptions options{.keep_alive = keep_alive,
                       .http10_keep_alive = keep_alive && request.version_minor == 0,
-                      .hsts_max_age_s = stream_.secure() ? config_.hsts_max_age_s : 0};
+                      .hsts_max_age_s = stream_.secure() ? config_.hsts_max_age_s : 0,
+                      .nosniff = stream_.secure()};
   std::size_t n = render_head(response, options, slot_.response_head);
   if (n == 0) {
     ++g_stats.handler_failures;  // its headers do not fit the head buffer

@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import AUTH, boot_files  # noqa: E402
+from http_checks import AUTH, boot_files, throwaway_pair  # noqa: E402
 
 GUEST = "10.0.2.15"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,15 +64,6 @@ def client_ca_and_certs(directory):
          path("stranger.pem"), "-days", "30", "-subj", "/CN=prometheus"]).check_returncode()
     return {"ca": path("ca.pem"), "client": path("client.pem"), "client.key": path("client.key"),
             "stranger": path("stranger.pem"), "stranger.key": path("stranger.key")}
-
-
-def throwaway_pair(directory):
-    cert = os.path.join(directory, "cert.pem")
-    key = os.path.join(directory, "key.pem")
-    run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-         "-nodes", "-keyout", key, "-out", cert, "-days", "30", "-subj", "/CN=starling.test",
-         "-addext", f"subjectAltName=IP:{GUEST},DNS:starling.test"]).check_returncode()
-    return cert, key
 
 
 def fingerprint(cert):

@@ -60,6 +60,19 @@ def boot_files(directory, *entries):
     return path
 
 
+def throwaway_pair(directory, ip="10.0.2.15"):
+    """A self-signed ECDSA P-256 certificate for `ip` and starling.test, and
+    its key, made with openssl under `directory`: (cert path, key path)."""
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "30",
+                    "-subj", "/CN=starling.test",
+                    "-addext", f"subjectAltName=IP:{ip},DNS:starling.test"],
+                   check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
 class Checks:
     def __init__(self):
         self.failures = []
