@@ -15,6 +15,8 @@
 //                           connection than that gets 503 with Retry-After
 //   httpd.head_timeout_ms=N a request's head must be whole within N ms
 //                           (default 10000): slower is 408 (slowloris)
+//   httpd.handshake_timeout_ms=N  a TLS handshake must end within N ms
+//                           (default 10000): slower is reset and counted
 //   httpd.http=serve|redirect  with HTTPS on, port 80 serves the same
 //                           routes (default) or answers 308 to https://
 //
@@ -174,6 +176,9 @@ async::Task<int> serve(const BootInfo& boot) {
       number_arg(network->bootargs, "httpd.slots", 1, net::http::kMaxSlots, net::http::kMaxSlots);
   config.head_timeout_ns =
       number_arg(network->bootargs, "httpd.head_timeout_ms", 1, 600'000, 10'000) *
+      async::kMillisecond;
+  config.handshake_timeout_ns =
+      number_arg(network->bootargs, "httpd.handshake_timeout_ms", 1, 600'000, 10'000) *
       async::kMillisecond;
   // 0: below half the slots (the server's default).
   config.peer_slots = number_arg(network->bootargs, "httpd.peer_slots", 1, net::http::kMaxSlots,

@@ -29,8 +29,23 @@ struct TlsMemoryStats {
   std::uint64_t allocations = 0;
 };
 
-// The budget for everything Mbed TLS allocates at once, all connections.
-inline constexpr std::size_t kTlsMemoryBytes = std::size_t{1} << 20;
+// Sessions one server holds at once: one per HTTP server slot
+// (net/http/server.h's kMaxSlots).
+inline constexpr std::size_t kMaxSessions = 64;
+// One session's most from the budget: its record buffers (16 KiB in, 4 KiB
+// out, each with record overhead) and, during the handshake, its state.
+// Measured under 29 KiB per side (//net/tls:handshake_test, TLS 1.3, ECDSA
+// P-256; it fails past 2 x kSessionBytes for a client and a server).
+inline constexpr std::size_t kSessionBytes = 32 * 1024;
+// What every session shares: the certificate chain and key, the client
+// CA, the ticket keys (a few KiB each).
+inline constexpr std::size_t kSharedTlsBytes = 64 * 1024;
+// The budget for everything Mbed TLS allocates at once: every session at
+// its most, so the slots bound TLS, not the budget. At 1 MiB, 40
+// half-finished handshakes from a flood took it all and every other
+// client's handshake failed for memory (//test/host_board:tls_hostile_test).
+// The budget stays the last guard against a session past its measure.
+inline constexpr std::size_t kTlsMemoryBytes = kMaxSessions * kSessionBytes + kSharedTlsBytes;
 
 // Once, before any TLS use: the allocator hooks and the time source, then
 // PSA Crypto's initialisation (which seeds its DRBG from the board's

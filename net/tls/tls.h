@@ -13,6 +13,7 @@
 #include "mbedtls/ssl_ticket.h"
 #include "mbedtls/x509_crt.h"
 #include "net/tcp/tcp.h"
+#include "net/tls/mbedtls_port.h"
 #include "net/tls/session.h"
 
 // TLS as a coroutine stream over net::TcpStream (docs/tls.md), not lwIP's
@@ -36,10 +37,6 @@
 // record buffer plus handshake state while the handshake runs. Measured
 // figures: docs/tls.md.
 namespace starling::net::tls {
-
-// Sessions one ServerContext holds: one per HTTP server slot
-// (net/http/server.h's kMaxSlots).
-inline constexpr std::size_t kMaxSessions = 64;
 
 // Why connections failed, for the metrics (net/tls/tls_metrics.h).
 struct TlsStats {
