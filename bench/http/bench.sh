@@ -15,6 +15,10 @@
 #   host   the host board's httpd (--host-httpd): a Linux process, DWMAC driver
 #          and model on a TAP
 #   nginx  Debian's nginx, one worker, this script's config, over a veth pair
+#   and over HTTPS (IPv4, the same throwaway certificate and suites for all
+#   three): LEG_https (keep-alive) and LEG_handshakes (Connection: close, a
+#   full handshake per request); qemu's -icount boot also writes cost_tls.txt
+#   (instructions per keep-alive HTTPS request and per new TLS connection)
 #   qemu6, host6, nginx6   the same three over IPv6 (static addresses on the
 #          link, 2001:db8:1::15 for httpd, fd00:5::2 for nginx); qemu6's
 #          -icount boot writes cost6.txt; summary.txt adds the ratios of each
@@ -31,7 +35,7 @@ set -euo pipefail
 
 note() { echo "bench: $*" >&2; }
 usage() {
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -39,6 +43,7 @@ launcher="" tool="" lua="" page="" host_httpd=""
 legs="qemu,host,nginx,qemu6,host6,nginx6"
 connections=32 seconds=10 threads=1
 cost_requests=9000
+handshakes=200  # new TLS connections for the instructions per handshake
 smoke=0
 out="${BENCH_OUT:-/tmp/starling-bench-http}"
 check_csvs=()
@@ -83,6 +88,7 @@ if [[ $smoke -eq 1 ]]; then
   # client were held to a peer's share (503s) fails the smoke test.
   connections=40 seconds=2 threads=1
   cost_requests=300
+  handshakes=20
 fi
 IFS=, read -r -a leg_list <<<"$legs"
 for leg in "${leg_list[@]}"; do
@@ -127,7 +133,8 @@ token_file="$out/management-token"
 (umask 077 && openssl rand -hex 32 >"$token_file")
 STARLING_MANAGEMENT_TOKEN=$(cat "$token_file")
 export STARLING_MANAGEMENT_TOKEN
-rm -f "$out"/*.csv "$out"/*.png "$out"/cost.txt "$out"/cost6.txt "$out"/summary.txt
+rm -f "$out"/*.csv "$out"/*.png "$out"/cost.txt "$out"/cost6.txt "$out"/cost_tls.txt \
+  "$out"/summary.txt
 
 guest_ip=10.0.2.15
 # wrk is one host, so one peer: its 32 connections would pass httpd's share
@@ -152,6 +159,17 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# HTTPS (the *_https and *_handshakes legs): one throwaway ECDSA P-256
+# certificate for httpd and nginx alike, for every address the legs use; the
+# key in a directory removed at exit, never in the outputs.
+tls_dir=$(mktemp -d /tmp/starling-bench-http-tls.XXXXXX)
+tmpdirs+=("$tls_dir")
+tls_cert="$tls_dir/cert.pem" tls_key="$tls_dir/key.pem"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tls_key" \
+  -out "$tls_cert" -days 30 -subj /CN=starling.bench \
+  -addext "subjectAltName=IP:10.0.2.15,IP:10.0.5.2,IP:2001:db8:1::15,IP:fd00:5::2" 2>/dev/null ||
+  { echo "bench.sh: openssl could not make the benchmark's certificate" >&2; exit 1; }
 
 stop_pid() {
   kill "$1" 2>/dev/null || true
@@ -198,13 +216,17 @@ wait_console() {
 }
 
 # wrk against http://TARGET/ from NS: LEG.wrk.txt, LEG.csv, LEG.latency.dat.
+# SCHEME https: over TLS; then MODE close: every request on a new
+# connection (Connection: close; wrk keeps no TLS session), so a full
+# handshake each.
 run_wrk() {
-  local leg="$1" ns="$2" target="$3"
-  local url
-  url="http://$(url_host "$target")/"
-  note "$leg: wrk -t $threads -c $connections -d ${seconds}s --latency $url"
+  local leg="$1" ns="$2" target="$3" scheme="${4:-http}" mode="${5:-keep-alive}"
+  local url extra=()
+  url="$scheme://$(url_host "$target")/"
+  [[ $mode != close ]] || extra=(-H "Connection: close")
+  note "$leg: wrk -t $threads -c $connections -d ${seconds}s --latency ${extra[*]} $url"
   if ! in_ns "$ns" timeout $((seconds + 60)) wrk -t "$threads" -c "$connections" -d "${seconds}s" \
-      --latency -s "$lua" "$url" >"$out/$leg.wrk.txt" 2>&1; then
+      --latency "${extra[@]}" -s "$lua" "$url" >"$out/$leg.wrk.txt" 2>&1; then
     note "$leg: wrk failed:"
     cat "$out/$leg.wrk.txt" >&2
     return 1
@@ -232,7 +254,8 @@ boot_httpd() {
   local ns="$1" log="$2" seconds="$3" host="$4"
   shift 4
   ip netns exec "$ns" env STARLING_HTTPD_NETDEV="tap,id=n0,ifname=tap0,script=no,downscript=no" \
-    "$launcher" --timeout "$seconds" --management-token "$token_file" -- -append "ip=$guest_ip/24,gw=$tap_ip ip6=$guest_ip6/64 $one_client_bootargs" "$@" \
+    "$launcher" --timeout "$seconds" --management-token "$token_file" \
+    --tls-cert "$tls_cert" --tls-key "$tls_key" -- -append "ip=$guest_ip/24,gw=$tap_ip ip6=$guest_ip6/64 $one_client_bootargs" "$@" \
     </dev/null >"$log" 2>&1 &
   guest_pid=$!
   pids+=("$guest_pid")
@@ -256,6 +279,12 @@ measure_cost() {
   in_ns "$ns" timeout 300 python3 "$tool" cost --host "$host" --requests "$cost_requests" \
     --expect-bytes "$page_bytes" "${wrk_args[@]}" >"$out/$file"
   cat "$out/$file" >&2
+  [[ $file == cost.txt ]] || return 0
+  note "qemu: the same over HTTPS, then $handshakes new TLS connections (instructions per handshake)"
+  in_ns "$ns" timeout 600 python3 "$tool" cost --host "$host" --requests "$cost_requests" \
+    --expect-bytes "$page_bytes" --tls-port 443 --handshakes "$handshakes" "${wrk_args[@]}" \
+    >"$out/cost_tls.txt"
+  cat "$out/cost_tls.txt" >&2
 }
 
 # httpd in QEMU measured at HOST: LEG HOST COST_FILE.
@@ -265,16 +294,21 @@ httpd_qemu_leg() {
   make_tap_ns "$ns"
   if [[ $smoke -eq 1 ]]; then
     # One boot, under -icount: wrk's run and the cost figure both.
-    boot_httpd "$ns" "$out/$leg.console.log" 120 "$host" "${icount_args[@]}" || return 1
+    boot_httpd "$ns" "$out/$leg.console.log" 240 "$host" "${icount_args[@]}" || return 1
     run_wrk "$leg" "$ns" "$host" || status=1
+    [[ $leg != qemu ]] || run_wrk qemu_https "$ns" "$host" https || status=1
     # The same boot over IPv6 too: httpd in QEMU serves both families.
     [[ $leg != qemu ]] || run_wrk qemu6 "$ns" "$guest_ip6" || status=1
     measure_cost "$ns" "$host" "$cost_file" || status=1
     stop_pid "$guest_pid"
     return $status
   fi
-  boot_httpd "$ns" "$out/$leg.console.log" $((seconds + 120)) "$host" || return 1
+  boot_httpd "$ns" "$out/$leg.console.log" $((seconds * 3 + 120)) "$host" || return 1
   run_wrk "$leg" "$ns" "$host" || status=1
+  if [[ $leg == qemu ]]; then
+    run_wrk qemu_https "$ns" "$host" https || status=1
+    run_wrk qemu_handshakes "$ns" "$host" https close || status=1
+  fi
   save_metrics "$leg" "$ns" "$host"
   stop_pid "$guest_pid"
   boot_httpd "$ns" "$out/$leg.icount.console.log" 400 "$host" "${icount_args[@]}" || return 1
@@ -295,9 +329,10 @@ httpd_host_leg() {
   make_tap_ns "$ns"
   # The boot files (the token) as the host board's initrd.
   local make_initrd="${TEST_SRCDIR:-${RUNFILES_DIR:-..}}/starling/platform/boot_media/make_initrd.py"
-  python3 "$make_initrd" "$out/boot.cpio" "management/token=$token_file" || return 1
-  ip netns exec "$ns" timeout $((seconds + 120)) "$host_httpd" --tap=tap0 --mac="$guest_mac" \
-    --ip="$guest_ip/24,gw=$tap_ip" --initrd="$out/boot.cpio" --bootargs="ip6=$guest_ip6/64 $one_client_bootargs" </dev/null \
+  python3 "$make_initrd" "$tls_dir/boot.cpio" "management/token=$token_file" \
+    "tls/cert.pem=$tls_cert" "tls/key.pem=$tls_key" || return 1
+  ip netns exec "$ns" timeout $((seconds * 3 + 120)) "$host_httpd" --tap=tap0 --mac="$guest_mac" \
+    --ip="$guest_ip/24,gw=$tap_ip" --initrd="$tls_dir/boot.cpio" --bootargs="ip6=$guest_ip6/64 $one_client_bootargs" </dev/null \
     >"$out/$leg.console.log" 2>&1 &
   server=$!
   pids+=("$server")
@@ -308,6 +343,10 @@ httpd_host_leg() {
     return 1
   fi
   run_wrk "$leg" "$ns" "$host" || status=1
+  if [[ $leg == host ]]; then
+    run_wrk host_https "$ns" "$host" https || status=1
+    run_wrk host_handshakes "$ns" "$host" https close || status=1
+  fi
   save_metrics "$leg" "$ns" "$host"
   stop_pid "$server"
   return $status
@@ -367,9 +406,22 @@ http {
     fastcgi_temp_path $root/temp/fastcgi;
     uwsgi_temp_path $root/temp/uwsgi;
     scgi_temp_path $root/temp/scgi;
+    # HTTPS as httpd offers it: TLS 1.2 and 1.3, the same suites in the
+    # same order, X25519 then P-256, session tickets and no session cache.
+    ssl_certificate $tls_cert;
+    ssl_certificate_key $tls_key;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_ciphers ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256;
+    ssl_prefer_server_ciphers on;
+    ssl_conf_command Ciphersuites TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256;
+    ssl_ecdh_curve X25519:prime256v1:secp384r1;
+    ssl_session_tickets on;
+    ssl_session_cache off;
     server {
         listen 10.0.5.2:80;
         listen [fd00:5::2]:80;
+        listen 10.0.5.2:443 ssl;
+        listen [fd00:5::2]:443 ssl;
         root $root/html;
         index index.html;
     }
@@ -385,6 +437,10 @@ NGINX
     return 1
   fi
   run_wrk "$leg" "$c" "$target" || status=1
+  if [[ $family == 4 ]]; then
+    run_wrk nginx_https "$c" "$target" https || status=1
+    [[ $smoke -eq 1 ]] || run_wrk nginx_handshakes "$c" "$target" https close || status=1
+  fi
   stop_pid "$server"
   return $status
 }
@@ -433,10 +489,13 @@ for leg in "${leg_list[@]}"; do
 done
 
 if [[ $smoke -eq 1 ]]; then
-  cat "$out"/qemu.csv "$out"/qemu6.csv "$out"/nginx.csv 2>/dev/null || true
+  cat "$out"/qemu.csv "$out"/qemu6.csv "$out"/nginx.csv "$out"/qemu_https.csv \
+    "$out"/nginx_https.csv 2>/dev/null || true
   [[ $status -eq 0 ]] || exit 1
   python3 "$tool" check-smoke "$out/qemu.csv" "$out/qemu6.csv" "$out/nginx.csv" \
     --cost "$out/cost.txt" || exit 1
+  python3 "$tool" check-smoke "$out/qemu_https.csv" "$out/nginx_https.csv" \
+    --cost "$out/cost_tls.txt" || exit 1
   note "smoke: PASS"
   exit 0
 fi

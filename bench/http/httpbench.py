@@ -10,14 +10,17 @@ httpd against nginx").
       waits until GET path answers 200 with N body bytes; exit 1 after S.
   httpbench.py cost --host H --expect-bytes N [--requests N] [--connections K]
                     [--wrk PATH --wrk-seconds S --wrk-connections C]
+                    [--tls-port 443 [--handshakes N]]
       guest instructions per request from /metrics under -icount (below);
-      key=value lines on stdout.
+      with --tls-port the requests go over HTTPS, and N new connections
+      give the instructions per full handshake; key=value lines on stdout.
   httpbench.py metrics --host H [--port P]
       GET /metrics once: the page on stdout.
   httpbench.py check-smoke CSV... [--cost FILE]
       the smoke test's checks; exit 1 naming the first failure.
   httpbench.py summary --out DIR --legs qemu,host,nginx [--params TEXT]
-      DIR/summary.txt from the legs' CSVs and DIR/cost.txt.
+      DIR/summary.txt from the legs' CSVs (LEG, LEG_https, LEG_handshakes)
+      and DIR/cost.txt, cost6.txt, cost_tls.txt.
 """
 
 import argparse
@@ -25,6 +28,7 @@ import csv
 import os
 import re
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -88,10 +92,17 @@ class Connection:
     """One keep-alive HTTP/1.1 connection; GETs one at a time (no pipelining),
     each answer read whole before the next request goes."""
 
-    def __init__(self, host, port, timeout):
+    def __init__(self, host, port, timeout, tls=False):
         self.host = host
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if tls:
+            # A full handshake each time (no session is kept to resume):
+            # the benchmark's certificate is a throwaway, not checked.
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            self.sock = context.wrap_socket(self.sock)
         self.buf = b""
 
     def _fill(self):
@@ -193,7 +204,7 @@ def window(x, y):
 # the client's count. Connections are opened and warmed before A and closed
 # after C: the window holds requests only (keep-alive, no handshakes).
 def cmd_cost(a):
-    scraper = Connection(a.host, a.port, a.timeout)
+    scraper = Connection(a.host, a.port, a.timeout)  # plain HTTP: its cost is subtracted
     # httpd closes a connection after its 1000th request (max_requests): at
     # most 900 measured requests on each, so none closes inside the window.
     connections = a.connections or -(-a.requests // 900)
@@ -201,7 +212,9 @@ def cmd_cost(a):
     if per_connection + a.warmup >= 1000:
         fail("more than 999 requests per connection: httpd closes after its 1000th (max_requests); "
              "use more --connections")
-    load = [Connection(a.host, a.port, a.timeout) for _ in range(connections)]
+    tls = a.tls_port is not None
+    load_port = a.tls_port if tls else a.port
+    load = [Connection(a.host, load_port, a.timeout, tls) for _ in range(connections)]
 
     def gets(conn, n):
         for _ in range(n):
@@ -235,6 +248,26 @@ def cmd_cost(a):
     for conn in load:
         conn.close()
 
+    if tls and a.handshakes:
+        # New connections, one request each: connect, a full TLS handshake,
+        # GET, close. Less one keep-alive request's instructions, what is
+        # left is the connection's: TCP's setup and teardown and the
+        # handshake (the handshake is nearly all of it).
+        sa = scrape(scraper)
+        sb = scrape(scraper)
+        started = time.monotonic()
+        for _ in range(a.handshakes):
+            conn = Connection(a.host, load_port, a.timeout, True)
+            gets(conn, 1)
+            conn.close()
+        wall = time.monotonic() - started
+        sc = scrape(scraper)
+        one_scrape, run = window(sa, sb), window(sb, sc)
+        per_connection = (run["busy"] - one_scrape["busy"]) / a.handshakes
+        print(f"handshakes connections={a.handshakes} wall_s={wall:.2f} "
+              f"busy_instructions_per_connection={per_connection:.1f}")
+        print(f"handshakes busy_instructions_per_handshake={per_connection - busy / a.requests:.1f}")
+
     if not a.wrk:
         scraper.close()
         return
@@ -245,7 +278,7 @@ def cmd_cost(a):
     sb = scrape(scraper)
     out = subprocess.run(
         [a.wrk, "-t", "1", "-c", str(a.wrk_connections), "-d", f"{a.wrk_seconds}s",
-         f"http://{url_host(a.host)}:{a.port}{a.path}"],
+         f"{'https' if tls else 'http'}://{url_host(a.host)}:{load_port}{a.path}"],
         capture_output=True, text=True, timeout=a.wrk_seconds + 60)
     sc = scrape(scraper)
     scraper.close()
@@ -306,11 +339,18 @@ def read_row(path):
 
 def cmd_summary(a):
     rows = {}
-    for leg in a.legs.split(","):
-        try:
-            rows[leg] = read_row(f"{a.out}/{leg}.csv")
-        except (OSError, StopIteration):
-            pass
+    for base in a.legs.split(","):
+        for leg in (base, base + "_https", base + "_handshakes"):
+            try:
+                rows[leg] = read_row(f"{a.out}/{leg}.csv")
+            except (OSError, StopIteration):
+                pass
+    cost_tls = ""
+    try:
+        with open(f"{a.out}/cost_tls.txt") as f:
+            cost_tls = f.read()
+    except OSError:
+        pass
     cost = ""
     cost6 = ""
     try:
@@ -334,7 +374,15 @@ def cmd_summary(a):
     pairs = [("qemu", "nginx", "httpd(qemu)/nginx"), ("host", "nginx", "httpd(host)/nginx"),
              ("qemu6", "nginx6", "httpd(qemu6)/nginx6"), ("host6", "nginx6", "httpd(host6)/nginx6"),
              ("qemu6", "qemu", "qemu6/qemu"), ("host6", "host", "host6/host"),
-             ("nginx6", "nginx", "nginx6/nginx")]
+             ("nginx6", "nginx", "nginx6/nginx"),
+             # HTTPS: keep-alive requests, and new connections (a full
+             # handshake each, wrk -H "Connection: close").
+             ("qemu_https", "nginx_https", "httpd(qemu)/nginx https"),
+             ("host_https", "nginx_https", "httpd(host)/nginx https"),
+             ("qemu_handshakes", "nginx_handshakes", "httpd(qemu)/nginx new TLS connections"),
+             ("host_handshakes", "nginx_handshakes", "httpd(host)/nginx new TLS connections"),
+             ("qemu_https", "qemu", "https/http qemu"), ("host_https", "host", "https/http host"),
+             ("nginx_https", "nginx", "https/http nginx")]
     for leg, peer, name in pairs:
         if leg in rows and peer in rows:
             r, n = rows[leg], rows[peer]
@@ -343,6 +391,18 @@ def cmd_summary(a):
             lines.append(f"ratio {name} requests_per_s={rps:.3f} latency_p99={p99:.3f}")
     lines += [f"cost {line}" for line in cost.splitlines() if line.strip()]
     lines += [f"cost6 {line}" for line in cost6.splitlines() if line.strip()]
+    lines += [f"cost_tls {line}" for line in cost_tls.splitlines() if line.strip()]
+    plain = re.search(r"closed_loop busy_instructions_per_request=([0-9.]+)", cost)
+    secure = re.search(r"closed_loop busy_instructions_per_request=([0-9.]+)", cost_tls)
+    if plain and secure:
+        ratio = float(secure.group(1)) / max(float(plain.group(1)), 1e-9)
+        lines.append(f"goal a keep-alive HTTPS request <= 1.3x a plain one's instructions: "
+                     f"{ratio:.2f}x ({'met' if ratio <= 1.3 else 'not met'})")
+    if "host_https" in rows and "nginx_https" in rows:
+        h = float(rows["host_https"]["requests_per_s"])
+        n = float(rows["nginx_https"]["requests_per_s"])
+        lines.append(f"goal host board keep-alive HTTPS requests/s >= nginx's: {h:.0f} vs {n:.0f} "
+                     f"({'met' if h >= n else 'not met'})")
     m = re.search(r"closed_loop busy_instructions_per_request=([0-9.]+)", cost)
     if m:
         v = float(m.group(1))
@@ -383,6 +443,9 @@ def main():
     s.add_argument("--wrk")
     s.add_argument("--wrk-seconds", type=int, default=3)
     s.add_argument("--wrk-connections", type=int, default=32)
+    s.add_argument("--tls-port", type=int, help="the load over HTTPS to this port (scrapes stay plain)")
+    s.add_argument("--handshakes", type=int, default=0,
+                   help="with --tls-port: this many new connections, a full handshake each")
     s.set_defaults(run=cmd_cost)
     s = sub.add_parser("metrics")
     s.add_argument("--host", required=True)
