@@ -149,6 +149,11 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0010-ip6-reassembly-per-source-share.patch",
 ]
 
+# Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).
+MBEDTLS_PATCHES = [
+    "//net/tls/patches:0001-tls13-server-chooses-the-suite-by-its-own-order.patch",
+]
+
 # buildifier, the Starlark formatter and linter, from the npm registry
 # (the package ships prebuilt binaries; we use buildifier-linux_amd64).
 BUILDIFIER_NPM = ("@bazel/buildifier", "8.2.1", "b96ea9b13003036c801f52bee6f9b0314738f8432e5cb9d814c89f59292604ee")

@@ -9,6 +9,7 @@ load(
     "HTTP_PARSER_SOURCE",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
+    "MBEDTLS_PATCHES",
     "MBEDTLS_SOURCE",
     "MTOOLS_PACKAGES",
     "PICOLIBC_EXTRACT",
@@ -95,6 +96,8 @@ def starling_repositories():
         # Documentation, the test suites, sample programs and Windows
         # project files: no build input.
         remove = ["docs", "doxygen", "tests", "programs", "visualc", "ChangeLog.d"],
+        # Starling's changes, each tested (net/tls/patches/README.md).
+        patches = MBEDTLS_PATCHES,
         build_file = "//toolchain/repositories:BUILD.mbedtls",
     )
     debian_source(

@@ -237,8 +237,35 @@ TEST_F(HandshakeTest, Tls13ByDefault) {
   ASSERT_EQ(o.client_error, 0) << -o.client_error;
   ASSERT_EQ(o.server_error, 0) << -o.server_error;
   EXPECT_EQ(o.version, MBEDTLS_SSL_VERSION_TLS1_3);
-  EXPECT_EQ(o.suite, "TLS1-3-AES-256-GCM-SHA384");
+  EXPECT_EQ(o.suite, "TLS1-3-CHACHA20-POLY1305-SHA256");
   EXPECT_TRUE(o.echoed);
+}
+
+// net/tls/patches/0001: the server's order decides in TLS 1.3 as in 1.2. A
+// client that lists AES-256-GCM first still gets ChaCha20-Poly1305, the
+// server's first; unpatched, Mbed TLS's TLS 1.3 server took the client's.
+TEST_F(HandshakeTest, ServerOrderDecidesTheSuite) {
+  const int aes_first_13[] = {MBEDTLS_TLS1_3_AES_256_GCM_SHA384,
+                              MBEDTLS_TLS1_3_CHACHA20_POLY1305_SHA256, 0};
+  mbedtls_ssl_conf_ciphersuites(&client_conf_, aes_first_13);
+  Outcome o = connect("server order, TLS 1.3");
+  ASSERT_EQ(o.server_error, 0) << -o.server_error;
+  EXPECT_EQ(o.version, MBEDTLS_SSL_VERSION_TLS1_3);
+  EXPECT_EQ(o.suite, "TLS1-3-CHACHA20-POLY1305-SHA256");
+  const int aes_first_12[] = {MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+                              MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, 0};
+  mbedtls_ssl_conf_ciphersuites(&client_conf_, aes_first_12);
+  mbedtls_ssl_conf_max_tls_version(&client_conf_, MBEDTLS_SSL_VERSION_TLS1_2);
+  o = connect("server order, TLS 1.2");
+  ASSERT_EQ(o.server_error, 0) << -o.server_error;
+  EXPECT_EQ(o.suite, "TLS-ECDHE-ECDSA-WITH-CHACHA20-POLY1305-SHA256");
+  // Offered alone, AES-GCM is still taken.
+  const int aes_only[] = {MBEDTLS_TLS1_3_AES_256_GCM_SHA384, 0};
+  mbedtls_ssl_conf_ciphersuites(&client_conf_, aes_only);
+  mbedtls_ssl_conf_max_tls_version(&client_conf_, MBEDTLS_SSL_VERSION_TLS1_3);
+  o = connect("AES alone");
+  ASSERT_EQ(o.server_error, 0) << -o.server_error;
+  EXPECT_EQ(o.suite, "TLS1-3-AES-256-GCM-SHA384");
 }
 
 TEST_F(HandshakeTest, EachTls13Suite) {
@@ -261,7 +288,7 @@ TEST_F(HandshakeTest, Tls12WithEcdheWhenTheClientGoesNoHigher) {
   ASSERT_EQ(o.client_error, 0) << -o.client_error;
   ASSERT_EQ(o.server_error, 0) << -o.server_error;
   EXPECT_EQ(o.version, MBEDTLS_SSL_VERSION_TLS1_2);
-  EXPECT_EQ(o.suite, "TLS-ECDHE-ECDSA-WITH-AES-256-GCM-SHA384");
+  EXPECT_EQ(o.suite, "TLS-ECDHE-ECDSA-WITH-CHACHA20-POLY1305-SHA256");
   EXPECT_TRUE(o.echoed);
 }
 
