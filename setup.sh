@@ -70,8 +70,11 @@ PACKAGES=(
   # TLS (docs/tls.md): the throwaway certificates of the tests and the
   # runner, and openssl s_client against the image.
   openssl
-  # TLS scanners run against the image (test/tls): testssl.sh and sslscan.
+  # TLS scanners run against httpd (test/host_board:tls_clients_test).
   testssl.sh sslscan
+  # GNU cpio: the boot-files archive the card's README tells users to make
+  # with it is read back by make_initrd.py (platform/boot_media).
+  cpio
   # The metrics page checked by Prometheus's own text parser (test/metrics).
   python3-prometheus-client
   # The checksum offload test turns a veth's TX checksumming off, so Linux

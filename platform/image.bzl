@@ -8,7 +8,9 @@
   :star64_sdcard, :qemu_disk
             a disk image (MBR, one FAT boot partition) that U-Boot's distro
             boot boots by itself: boot.scr, the FIT, the Image,
-            boot/extlinux/extlinux.conf, uEnv.txt (the command line), README.txt
+            boot/extlinux/extlinux.conf, uEnv.txt (the command line), README.txt;
+            boot-files.cpio (the boot files, docs/boot-files.md) only when a
+            boot_media target is given one: the apps' targets never are
   :star64_tftp, :qemu_tftp
             the same files for a TFTP server (boot.scr.uimg: distro boot's
             dhcp target)
@@ -223,6 +225,10 @@ def _image_file(ctx, extension):
 _FIT_NAME = "starling.itb"
 _IMAGE_NAME = "Image"
 
+# The optional boot files archive (docs/boot-files.md) beside them: the boot
+# script loads it as the kernel's initrd when it is there.
+_BOOT_FILES_NAME = "boot-files.cpio"
+
 def _expand(ctx, template, path, subs):
     out = ctx.actions.declare_file(path)
     ctx.actions.expand_template(template = template, output = out, substitutions = subs)
@@ -238,7 +244,17 @@ def _boot_media_impl(ctx):
     title = "Starling %s for %s" % (app, ctx.attr.board_name)
     vendor_line = ""
     extlinux_note = ""
+    boot_files = ctx.file.boot_files
     if disk:
+        where = "on this partition"
+        owner = "card"
+        if boot_files:
+            initrd_note = ("Firmware that boots extlinux.conf (above) loads it through that\n" +
+                           "file's initrd line: put a # before that line if you delete the\n" +
+                           "archive.")
+        else:
+            initrd_note = ("Firmware that boots extlinux.conf (above) loads it only once the #\n" +
+                           "is taken off the initrd line of boot/extlinux/extlinux.conf.")
         how = ("This partition (partition %d of the card) boots Starling through U-Boot:\n" % ctx.attr.partition +
                "power on and wait; no key press is needed.")
         image_line = ("  %s                 the same kernel as a raw Image (booti), which\n" % _IMAGE_NAME +
@@ -256,6 +272,19 @@ def _boot_media_impl(ctx):
                "target asks for boot.scr.uimg by name); U-Boot's distro boot fetches and\n" +
                "runs it when no disk holds a boot script.")
         image_line = ""
+        where = "in the TFTP directory"
+        owner = "TFTP directory"
+        initrd_note = ("TFTP does not encrypt: a private key in %s crosses the\n" % _BOOT_FILES_NAME +
+                       "network in the clear. Serve one only on a network you trust.")
+    secrets = ("The project's own builds never put boot files, and so never a\n" +
+               "private key, into what they make: you add yours to your own %s." % owner)
+    if boot_files:
+        boot_files_line = "  %s       the boot files (below), as built\n" % _BOOT_FILES_NAME
+        built_note = ("This build put %s here: it was given\n%s.\n" % (_BOOT_FILES_NAME, boot_files.short_path) +
+                      secrets)
+    else:
+        boot_files_line = ""
+        built_note = secrets
     subs = {
         "%{APP}": app,
         "%{BOARD}": ctx.attr.board_name,
@@ -274,6 +303,14 @@ def _boot_media_impl(ctx):
         "%{EXTRA_HELP}": "".join(["#   %s\n" % line for line in ctx.attr.bootargs_help]),
         "%{README_EXTRA}": ctx.attr.readme_extra,
         "%{CONSOLE}": ctx.attr.console,
+        "%{BOOT_FILES}": _BOOT_FILES_NAME,
+        "%{BOOT_FILES_LINE}": boot_files_line,
+        "%{BOOT_FILES_WHERE}": where,
+        "%{BOOT_FILES_BUILT}": built_note,
+        "%{BOOT_FILES_NOTE}": initrd_note,
+        # extlinux.conf's initrd line, live when the card carries the archive:
+        # U-Boot skips a label whose initrd it cannot load.
+        "%{INITRD_COMMENT}": "" if boot_files else "#",
     }
 
     boot_cmd = _expand(ctx, ctx.file._boot_cmd if disk else ctx.file._tftp_cmd, files_dir + "boot.cmd", subs)
@@ -292,11 +329,30 @@ def _boot_media_impl(ctx):
         placed.append((_expand(ctx, ctx.file._vf2_uenv, files_dir + "vf2_uEnv.txt", subs), "vf2_uEnv.txt"))
     placed.append((readme, "README.txt"))
 
+    checked = None
+    if boot_files:
+        # The archive, copied only once make_initrd.py has read it as the
+        # kernel reads it: another format, a compressed or damaged archive
+        # fails the build, not the boot.
+        checked = ctx.actions.declare_file(files_dir + _BOOT_FILES_NAME)
+        ctx.actions.run_shell(
+            command = '"$1" --list "$2" > /dev/null && cp "$2" "$3"',
+            arguments = [ctx.executable._make_initrd.path, boot_files.path, checked.path],
+            tools = [ctx.executable._make_initrd],
+            inputs = [boot_files],
+            outputs = [checked],
+            mnemonic = "BootFiles",
+            progress_message = "Checking boot files %s" % boot_files.short_path,
+        )
+        placed.append((checked, _BOOT_FILES_NAME))
+
     if not disk:
         outputs = [script, boot_cmd, uenv, readme]
         itb_copy = ctx.actions.declare_file(files_dir + _FIT_NAME)
         ctx.actions.symlink(output = itb_copy, target_file = itb)
         outputs.append(itb_copy)
+        if checked:
+            outputs.append(checked)
         return [DefaultInfo(files = depset(outputs), runfiles = ctx.runfiles(files = outputs))]
 
     out = ctx.actions.declare_file(ctx.label.name + ".img")
@@ -339,6 +395,11 @@ boot_media = rule(
         "partition": attr.int(default = 3),
         # vf2_uEnv.txt, whose boot2 the factory U-Boot runs (Star64 only).
         "vendor_uenv": attr.bool(default = False),
+        # The boot files (docs/boot-files.md), put beside the FIT as
+        # boot-files.cpio. Optional, and never given by the project's own
+        # targets: a private key belongs on its owner's card, not in a
+        # build output that caches and copies may keep.
+        "boot_files": attr.label(allow_single_file = True, doc = "a cpio newc archive (make_initrd.py)"),
         "_vf2_uenv": attr.label(default = "//platform/boot_media:vf2_uEnv.txt", allow_single_file = True),
         "_boot_cmd": attr.label(default = "//platform/boot_media:boot.cmd", allow_single_file = True),
         "_tftp_cmd": attr.label(default = "//platform/boot_media:tftp.cmd", allow_single_file = True),
@@ -346,6 +407,7 @@ boot_media = rule(
         "_uenv": attr.label(default = "//platform/boot_media:uEnv.txt", allow_single_file = True),
         "_readme": attr.label(default = "//platform/boot_media:README.txt", allow_single_file = True),
         "_make_disk": attr.label(default = "//platform/boot_media:make_disk", executable = True, cfg = "exec"),
+        "_make_initrd": attr.label(default = "//platform/boot_media:make_initrd", executable = True, cfg = "exec"),
         "_mtools": attr.label(default = "@mtools//:usr/bin/mtools", allow_single_file = True),
         "_mkimage": attr.label(default = "@uboot_tools//:usr/bin/mkimage", allow_single_file = True),
     },

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """What a Star64 user writes to a card or a TFTP server, file by file.
 
-    boot_media_test.py MKIMAGE MTOOLS SDCARD.img FILES...
+    boot_media_test.py MKIMAGE MTOOLS SDCARD.img FILES... \
+        --with-boot-files ARCHIVE SDCARD2.img TFTP2_FILES...
 FILES: echo's :star64 images (star64.itb, star64.Image, ...) and :star64_tftp's files.
 
 Checks the card (apps/echo:star64_sdcard) holds exactly the files U-Boot's
@@ -9,15 +10,27 @@ distro boot looks for, that boot.scr is a U-Boot script image whose
 commands load the FIT at the Star64's address, that the FIT and the Image
 on the card are the build's, and that the TFTP variant has the same FIT
 and a boot.scr.uimg; prints the card's files and sizes.
+
+Boot files (docs/boot-files.md): the scripts load boot-files.cpio when it
+is there and pass it to bootm as the initrd, extlinux.conf has its initrd
+line switched off and README.txt says how to make the archive. The cards
+the project builds carry no archive; a card and a TFTP directory built with
+one (boot_media's boot_files, ARCHIVE) carry it byte for byte, with
+extlinux.conf's initrd line on.
 """
 import os
 import subprocess
 import sys
 import tempfile
 
+split = sys.argv.index("--with-boot-files")
 mkimage, mtools, sdcard = sys.argv[1:4]
-built = {os.path.basename(p): p for p in sys.argv[4:] if os.path.basename(p).startswith("star64.")}
-tftp = {os.path.basename(p): p for p in sys.argv[4:] if os.path.basename(os.path.dirname(p)) == "star64_tftp"}
+rest = sys.argv[4:split]
+built = {os.path.basename(p): p for p in rest if os.path.basename(p).startswith("star64.")}
+tftp = {os.path.basename(p): p for p in rest
+        if os.path.basename(os.path.dirname(p)) == "star64_tftp"}
+archive, sdcard2 = sys.argv[split + 1 : split + 3]
+tftp2 = {os.path.basename(p): p for p in sys.argv[split + 3 :]}
 itb, image = built["star64.itb"], built["star64.Image"]
 tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
 failures = []
@@ -34,16 +47,21 @@ def mt(*args):
     return subprocess.run([mtools, "-c", *args], capture_output=True, text=True, env=env, check=True).stdout
 
 
+def card_names(card):
+    listing = mt("mdir", "-/", "-b", "-i", card + "@@1M", "::").split()
+    return sorted(n for n in listing if not n.endswith("/"))
+
+
 fs = sdcard + "@@1M"
-names = sorted(n for n in mt("mdir", "-/", "-b", "-i", fs, "::").split() if not n.endswith("/"))
+names = card_names(sdcard)
 want = ["::/Image", "::/README.txt", "::/boot.cmd", "::/boot.scr", "::/boot/extlinux/extlinux.conf",
         "::/starling.itb", "::/uEnv.txt", "::/vf2_uEnv.txt"]
 check("the card's files", names == want, " ".join(names))
 
 
-def card_file(name):
+def card_file(name, card=sdcard):
     out = os.path.join(tmp, name.replace("/", "_"))
-    mt("mcopy", "-o", "-i", fs, "::/" + name, out)
+    mt("mcopy", "-o", "-i", card + "@@1M", "::/" + name, out)
     with open(out, "rb") as f:
         return f.read()
 
@@ -86,6 +104,59 @@ check("TFTP starling.itb is the build's FIT", open(tftp["starling.itb"], "rb").r
 tcmd = open(tftp["boot.cmd"]).read()
 check("TFTP script fetches the FIT at 0x60000000", "tftpboot 0x60000000 starling.itb" in tcmd)
 check("TFTP boot.scr.uimg wraps its boot.cmd", tcmd.encode() in open(tftp["boot.scr.uimg"], "rb").read())
+
+
+# Boot files: the scripts, extlinux.conf and README.txt as the project builds them.
+def commands(script):
+    return [l for l in script.splitlines() if l.strip() and not l.lstrip().startswith("#")]
+
+
+check("the script loads boot-files.cpio at ${ramdisk_addr_r} when it is there",
+      "if test -e ${devtype} ${devnum}:${distro_bootpart} ${prefix}boot-files.cpio; then" in cmd
+      and "load ${devtype} ${devnum}:${distro_bootpart} ${ramdisk_addr_r} ${prefix}boot-files.cpio"
+      in cmd)
+check("the script passes it to bootm as a raw initrd",
+      "setenv starling_initrd ${ramdisk_addr_r}:${filesize}" in cmd
+      and "bootm 0x60000000 ${starling_initrd} ${fdtcontroladdr}" in cmd)
+check("the script says whether it loaded boot files",
+      'echo "Starling: boot files ${prefix}boot-files.cpio: 0x${filesize} bytes' in cmd
+      and 'echo "Starling: boot files: none' in cmd)
+check("TFTP script fetches boot-files.cpio and passes it as the initrd",
+      "tftpboot ${ramdisk_addr_r} boot-files.cpio" in tcmd
+      and "bootm 0x60000000 ${ramdisk_addr_r}:${filesize} ${fdtcontroladdr}" in tcmd)
+# U-Boot 2023.01's hush takes an apostrophe inside double quotes for a quote
+# of its own: a syntax error (and a crash) when the script runs.
+for what, text in [("boot.cmd", cmd), ("TFTP boot.cmd", tcmd)]:
+    bad = [l.strip() for l in commands(text) if "'" in l]
+    check("%s: no apostrophe in a command" % what, not bad, repr(bad[:2]))
+check("extlinux.conf's initrd line is there, switched off", "\n  #initrd /boot-files.cpio\n" in ext)
+readme = card_file("README.txt").decode()
+check("README.txt says how to make boot-files.cpio",
+      "make_initrd.py boot-files.cpio tls/cert.pem=cert.pem" in readme
+      and "cpio -o -H newc > boot-files.cpio" in readme)
+check("README.txt says no build puts a private key on the card",
+      "never a\nprivate key, into what they make: you add yours to your own card." in readme)
+check("TFTP README.txt warns that TFTP does not encrypt",
+      "TFTP does not encrypt" in open(tftp["README.txt"]).read())
+
+# A card and a TFTP directory built with boot files.
+with open(archive, "rb") as f:
+    archive_bytes = f.read()
+names2 = card_names(sdcard2)
+check("the card built with boot files has the same files and boot-files.cpio",
+      names2 == sorted(want + ["::/boot-files.cpio"]), " ".join(names2))
+if "::/boot-files.cpio" in names2:
+    check("boot-files.cpio on the card is the archive it was given",
+          card_file("boot-files.cpio", sdcard2) == archive_bytes)
+ext2 = card_file("boot/extlinux/extlinux.conf", sdcard2).decode()
+check("its extlinux.conf loads boot-files.cpio", "\n  initrd /boot-files.cpio\n" in ext2)
+readme2 = card_file("README.txt", sdcard2).decode()
+check("its README.txt lists boot-files.cpio", "  boot-files.cpio       the boot files" in readme2)
+check("TFTP files built with boot files",
+      sorted(tftp2) == sorted(list(tftp) + ["boot-files.cpio"]), " ".join(sorted(tftp2)))
+if "boot-files.cpio" in tftp2:
+    check("TFTP boot-files.cpio is the archive it was given",
+          open(tftp2["boot-files.cpio"], "rb").read() == archive_bytes)
 
 if failures:
     print("FAIL: %d check(s)" % len(failures))
