@@ -4,8 +4,8 @@
     make_initrd_test.py MAKE_INITRD
 
 --list is what boot_media runs on an archive it is given (platform/image.bzl):
-it must read make_initrd.py's and cpio -o -H newc's archives (when cpio is
-installed) and refuse what the kernel would not read to the end.
+it must read make_initrd.py's and cpio -o -H newc's archives (setup.sh installs
+cpio) and refuse what the kernel would not read to the end.
 """
 import gzip
 import importlib.util
@@ -81,7 +81,8 @@ dotted = module.entry("./tls/cert.pem", b"x", 0o100600, 1) + module.entry("TRAIL
 check("a leading ./ is read as the kernel reads it",
       module.listing(dotted) == [("tls/cert.pem", 1)], repr(module.listing(dotted)))
 
-# README.txt's other recipe, when cpio is installed.
+# README.txt's other recipe: GNU cpio (setup.sh installs it).
+check("cpio installed", shutil.which("cpio") is not None, "no cpio. Fix: sudo ./setup.sh")
 if shutil.which("cpio"):
     tree = path("tree")
     os.makedirs(os.path.join(tree, "tls"))
@@ -95,8 +96,6 @@ if shutil.which("cpio"):
     check("--list reads cpio -o -H newc's archive",
           listed.returncode == 0 and sorted(listed.stdout.split()[1::2])
           == ["management/token", "tls/cert.pem"], repr(listed.stdout + listed.stderr))
-else:
-    print("skip cpio -o -H newc: no cpio on this machine")
 
 if failures:
     print("FAIL: %d check(s)" % len(failures))
