@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import boot_files  # noqa: E402
+from http_checks import boot_files, get_and_close  # noqa: E402
 
 GUEST = "10.0.2.15"
 
@@ -99,13 +99,7 @@ def python_ssl(failures, ca):
         with socket.create_connection((GUEST, 443), timeout=10) as raw:
             with context.wrap_socket(raw, server_hostname="starling.test") as s:
                 version, cipher = s.version(), s.cipher()[0]
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: starling.test\r\nConnection: close\r\n\r\n")
-                reply = b""
-                while True:
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        break
-                    reply += chunk
+                reply = get_and_close(s)
                 alpn = s.selected_alpn_protocol()
         print(f"python ssl {'(max TLS 1.2)' if cap else ''}: {version} {cipher} alpn={alpn}")
         want = "TLSv1.2" if cap else "TLSv1.3"

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import boot_files, metrics, throwaway_pair  # noqa: E402
+from http_checks import boot_files, get_and_close, metrics, throwaway_pair  # noqa: E402
 
 GUEST = "10.0.2.15"
 HOST = "10.0.2.2"
@@ -92,13 +92,7 @@ def https_healthz(source=None):
     try:
         with connect(source, timeout=10) as raw:
             with client_context().wrap_socket(raw, server_hostname="starling.test") as s:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                reply = b""
-                while True:
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        break
-                    reply += chunk
+                reply = get_and_close(s)
         return reply.startswith(b"HTTP/1.1 200 OK") and reply.endswith(b"ok\n")
     except OSError:
         return False

@@ -73,6 +73,18 @@ def throwaway_pair(directory, ip="10.0.2.15"):
     return cert, key
 
 
+def get_and_close(sock, path="/healthz", host="starling.test"):
+    """GET `path` with Connection: close on a connected socket (plain or
+    TLS): every byte the server sent until it closed."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    reply = b""
+    while True:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return reply
+        reply += chunk
+
+
 class Checks:
     def __init__(self):
         self.failures = []
