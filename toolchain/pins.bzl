@@ -152,6 +152,7 @@ LWIP_PATCHES = [
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).
 MBEDTLS_PATCHES = [
     "//net/tls/patches:0001-tls13-server-chooses-the-suite-by-its-own-order.patch",
+    "//net/tls/patches:0002-x509-name-compare-of-empty-values.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

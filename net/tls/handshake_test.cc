@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -23,36 +22,15 @@
 #include "mbedtls/ssl_ticket.h"
 #include "mbedtls/x509_crt.h"
 #include "net/tls/mbedtls_port.h"
+#include "net/tls/memory_wire.h"
 
 namespace starling::net::tls {
 namespace {
 
-// One direction of the wire.
-struct Pipe {
-  std::deque<unsigned char> bytes;
-};
-
-struct End {
-  Pipe* in;
-  Pipe* out;
-};
-
-int wire_send(void* ctx, const unsigned char* buf, std::size_t len) {
-  auto* end = static_cast<End*>(ctx);
-  end->out->bytes.insert(end->out->bytes.end(), buf, buf + len);
-  return static_cast<int>(len);
-}
-
-int wire_recv(void* ctx, unsigned char* buf, std::size_t len) {
-  auto* end = static_cast<End*>(ctx);
-  if (end->in->bytes.empty()) return MBEDTLS_ERR_SSL_WANT_READ;
-  std::size_t n = 0;
-  while (n < len && !end->in->bytes.empty()) {
-    buf[n++] = end->in->bytes.front();
-    end->in->bytes.pop_front();
-  }
-  return static_cast<int>(n);
-}
+using testing::End;
+using testing::Pipe;
+using testing::wire_recv;
+using testing::wire_send;
 
 // Tickets the server took back (parsed and accepted): resumptions.
 int g_tickets_accepted = 0;
@@ -280,6 +258,21 @@ TEST_F(HandshakeTest, EachTls13Suite) {
     EXPECT_STREQ(o.suite.c_str(), mbedtls_ssl_get_ciphersuite_name(suite));
     EXPECT_TRUE(o.echoed);
   }
+}
+
+// net/tls/patches/0002: verifying a certificate that holds nothing (what
+// Mbed TLS keeps when a TLS 1.2 client's every certificate had an unknown
+// signature algorithm) compared empty names with memcmp(NULL, NULL, 0):
+// undefined, and UBSan stopped here. Now it is simply not trusted.
+TEST_F(HandshakeTest, VerifyingAnUnparsedCertificateIsDefined) {
+  mbedtls_x509_crt empty;
+  mbedtls_x509_crt_init(&empty);
+  std::uint32_t flags = 0;
+  const int r =
+      mbedtls_x509_crt_verify(&empty, &identity_->cert, nullptr, nullptr, &flags, nullptr, nullptr);
+  EXPECT_NE(r, 0);
+  EXPECT_NE(flags, 0u);
+  mbedtls_x509_crt_free(&empty);
 }
 
 TEST_F(HandshakeTest, Tls12WithEcdheWhenTheClientGoesNoHigher) {

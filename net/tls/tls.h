@@ -81,7 +81,11 @@ class TlsStream final : public Session {
   // Without waiting: encrypts and sends as much of `pieces` (in order) as
   // lwIP takes now, a record at a time; the bytes taken. A record Mbed TLS
   // could only partly send stays with it, and the next write or try_write
-  // must begin with the same bytes (the HTTP server's send_rest does).
+  // must be given the rest of the piece it stopped in, alone: not fewer
+  // bytes, and not joined to the pieces after it. Mbed TLS finishes the
+  // pending record and answers with the length it is handed, not the
+  // record's, so a longer buffer loses what lies past the record (found by
+  // //fuzz/tls_records). The HTTP server's send_rest writes piece by piece.
   Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
                                 bool push) noexcept override;
   // Sends close_notify (best effort: whatever fits now).
