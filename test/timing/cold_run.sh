@@ -48,6 +48,26 @@ if ((empty)) && [[ -e $cache ]]; then
   mv "$cache" "$aside"
 fi
 
+# The machine's speed, to compare runs on different days: one core's time for
+# a fixed workload (3,000,000 chained sha256 rounds in python3). 58ee082's
+# cold run took 570 s one day and 1,223 s another (docs/testing.md): without
+# a figure like this the two days could not be told from a change in the suite.
+calibrate() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  python3 -c 'import hashlib
+h = b"starling"
+for _ in range(3_000_000):
+    h = hashlib.sha256(h).digest()'
+  t1=$(date +%s.%N)
+  python3 -c "print(f'{$t1 - $t0:.2f}')"
+}
+# Busy core-seconds from /proc/stat (user, nice, system, irq, softirq, steal).
+busy_jiffies() {
+  awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+calibration=$(calibrate)
+
 git clone -q "$src" "$dir/checkout"
 cd "$dir/checkout"
 # A fresh output base: Bazel's default is keyed by the workspace's path, new here.
@@ -55,9 +75,11 @@ start=$(date +%s)
 ./setup.sh >"$dir/setup.log" 2>&1 || { cat "$dir/setup.log"; exit 1; }
 setup=$(( $(date +%s) - start ))
 start=$(date +%s)
+busy0=$(busy_jiffies)
 status=0
 bazel test //... --config=timing >"$dir/cold.log" 2>&1 || status=$?
 cold=$(( $(date +%s) - start ))
+busy=$(( ($(busy_jiffies) - busy0) / $(getconf CLK_TCK) ))
 cp bazel-timing-profile.json.gz bazel-timing-bep.json "$dir/"
 start=$(date +%s)
 rerun_status=0
@@ -67,6 +89,7 @@ rerun=$(( $(date +%s) - start ))
 echo "## A cold run ($(date -u +%F), $(nproc) cores, $(git rev-parse --short HEAD)$( ((empty)) && echo ', empty caches'))"
 echo
 echo "setup.sh ${setup} s; bazel test //... ${cold} s (exit ${status}); together $(( (setup + cold) / 60 )) min $(( (setup + cold) % 60 )) s."
+echo "The machine: ${calibration} s for the calibration workload (one core); the cold bazel test kept the cores busy ${busy} core-seconds of $(( cold * $(nproc) ))."
 echo "A second, no-change bazel test //...: ${rerun} s (exit ${rerun_status}), $(grep -cE '^//[^ ]+ +\(cached\) PASSED' "$dir/rerun.log") tests cached of $(grep -cE '^//[^ ]+ +(\(cached\) )?PASSED' "$dir/rerun.log") passed."
 echo
 python3 "$here/suite_time.py" --profile "$dir/bazel-timing-profile.json.gz" --bep "$dir/bazel-timing-bep.json" \

@@ -49,7 +49,7 @@ outer_disk_cache() {
 reuse_repository_flags() {
   local ext repo
   ext=$(_outer_external)
-  for repo in starling_llvm starling_llvm22 picolibc googletest uboot_tools dtc mtools promtool lwip buildifier; do
+  for repo in starling_llvm starling_llvm22 picolibc googletest uboot_tools dtc mtools promtool lwip mbedtls http_parser buildifier; do
     [[ -d "$ext/$repo" ]] && echo "--override_repository=$repo=$ext/$repo"
   done
   return 0
@@ -103,12 +103,16 @@ nested_bazel() {
 # Repository-rule tests: `bazel sync` of one repository of a scratch
 # workspace ($1, whose WORKSPACE declares it) in its own output base
 # ($1.output_base), with extra flags such as --repo_env=...; messages go to
-# $TEST_TMPDIR/REPO.log.
+# $TEST_TMPDIR/REPO.log. One Bazel server per scratch workspace serves all of
+# a test's syncs (a JVM start and the WORKSPACE's loading once, not per
+# sync: 5 core-seconds each); _nested_cleanup shuts it down.
 #   scratch_sync WORKSPACE_DIR REPO [FLAG]...
+_SCRATCH_WORKSPACES=()
 scratch_sync() {
   local ws=$1 repo=$2
   shift 2
-  (cd "$ws" && env -u TEST_TMPDIR bazel --batch --output_base="$ws.output_base" \
+  [[ " ${_SCRATCH_WORKSPACES[*]} " == *" $ws "* ]] || _SCRATCH_WORKSPACES+=("$ws")
+  (cd "$ws" && env -u TEST_TMPDIR bazel --max_idle_secs=120 --output_base="$ws.output_base" \
     --bazelrc=/dev/null sync --only="$repo" --color=no --curses=no "$@") \
     >"$TEST_TMPDIR/$repo.log" 2>&1
 }
@@ -143,7 +147,12 @@ expect_refusal() {
 # Nested output bases hold read-only trees (extracted packages) and run to
 # hundreds of megabytes: remove them when the test ends, pass or fail.
 _nested_cleanup() {
-  local dir
+  local dir ws
+  # scratch_sync's servers: shut down from their own workspace.
+  for ws in "${_SCRATCH_WORKSPACES[@]}"; do
+    (cd "$ws" && env -u TEST_TMPDIR bazel --output_base="$ws.output_base" --bazelrc=/dev/null shutdown) \
+      >/dev/null 2>&1
+  done
   for dir in "$TEST_TMPDIR"/*/; do
     [[ -f "$dir/DO_NOT_BUILD_HERE" || -d "$dir/execroot" ]] || continue
     # A server left by NESTED_BAZEL_SERVER=1 holds its output base.
