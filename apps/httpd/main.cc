@@ -22,7 +22,8 @@
 //
 // HTTPS on port 443 (docs/tls.md) when the boot files (the initrd,
 // docs/boot-files.md) hold tls/cert.pem and tls/key.pem: the console prints
-// the certificate's SHA-256 fingerprint, or why HTTPS is off.
+// the certificate's SHA-256 fingerprint, or why HTTPS is off (also on the
+// metrics page: starling_tls_state{state="no_entropy"} and the like).
 // `bazel run //apps/httpd:qemu` forwards 127.0.0.1:18080/tcp (or
 // STARLING_HTTPD_PORT) to the guest's port 80 and prints it.
 
@@ -149,11 +150,15 @@ net::tls::ServerContext* https_context() {
   static net::tls::ServerContext context;
   if (auto ok = context.init(*cert, *key, client_ca ? *client_ca : std::span<const std::byte>{});
       !ok.ok()) {
+    net::tls::set_serving_state(context.refused_for_entropy()
+                                    ? net::tls::ServingState::kNoEntropy
+                                    : net::tls::ServingState::kBadCredentials);
     print("httpd: https off: ");
     print(context.reason());
     print("\n");
     return nullptr;
   }
+  net::tls::set_serving_state(net::tls::ServingState::kServing);
   print("httpd: certificate sha256 ");
   static constexpr char kHex[] = "0123456789ABCDEF";
   bool first = true;
@@ -189,15 +194,16 @@ async::Task<int> serve(const BootInfo& boot) {
     print("\n");
   }
   config.tls = https_context();
+  // Whether HTTPS is on or not: starling_tls_state says which, and why not.
+  if (auto ok = net::tls::register_tls_metrics(metrics::registry()); !ok.ok()) {
+    print("httpd: tls metrics not all registered\n");
+  }
   if (config.tls != nullptr) {
     const auto mode = bootarg_value(network->bootargs, "httpd.http");
     if (mode.found && mode.value == "redirect") {
       config.plain_redirects = true;
     } else if (mode.found && mode.value != "serve") {
       print("httpd: ignoring httpd.http= (want serve or redirect)\n");
-    }
-    if (auto ok = net::tls::register_tls_metrics(metrics::registry()); !ok.ok()) {
-      print("httpd: tls metrics not all registered\n");
     }
   }
   config.management_token = management_token();

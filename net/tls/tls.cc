@@ -94,8 +94,10 @@ Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
                                  std::span<const std::byte> key_pem,
                                  std::span<const std::byte> client_ca_pem) {
   ready_ = false;
+  no_entropy_ = false;
   if (auto ok = init_mbedtls(); !ok.ok()) {
     reason_ = "no entropy on this board: TLS refused";
+    no_entropy_ = true;
     return ok;
   }
   // PEM wants its NUL; DER is taken as given.

@@ -134,6 +134,9 @@ class ServerContext final : public Server {
                     std::span<const std::byte> client_ca_pem = {});
   // Why init() refused, for the console ("certificate: ...").
   std::string_view reason() const noexcept { return reason_; }
+  // Whether init() refused for want of the board's entropy (not for the
+  // files): the metrics page's starling_tls_state tells the two apart.
+  bool refused_for_entropy() const noexcept { return no_entropy_; }
   bool ready() const noexcept { return ready_; }
   const mbedtls_ssl_config* config() const noexcept { return &config_; }
   // SHA-256 of the certificate's DER, for the console and the runner's
@@ -154,6 +157,7 @@ class ServerContext final : public Server {
   std::uint8_t fingerprint_[32] = {};
   std::string_view reason_;
   bool ready_ = false;
+  bool no_entropy_ = false;
   bool verifies_clients_ = false;
   TlsStream sessions_[kMaxSessions];
 };

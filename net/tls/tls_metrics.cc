@@ -1,5 +1,8 @@
 #include "net/tls/tls_metrics.h"
 
+#include <cstddef>
+#include <iterator>
+#include <span>
 #include <string_view>
 
 #include "net/tls/mbedtls_port.h"
@@ -15,10 +18,12 @@ struct Labelled {
 
 // One sample per label value under one name.
 Result<void> add_labelled(metrics::Registry& registry, std::string_view name, std::string_view help,
-                          std::string_view label, std::span<const Labelled> samples) {
+                          std::string_view label, std::span<const Labelled> samples,
+                          metrics::Type type = metrics::Type::kCounter) {
   for (const Labelled& s : samples) {
     const metrics::SampleSpec spec{.name = name,
                                    .help = help,
+                                   .type = type,
                                    .labels = {metrics::Label{.name = label, .value = s.value}},
                                    .label_count = 1};
     if (auto ok = registry.add(spec, s.sample); !ok.ok()) return ok;
@@ -26,10 +31,37 @@ Result<void> add_labelled(metrics::Registry& registry, std::string_view name, st
   return {};
 }
 
+// starling_tls_state's samples: index = ServingState, 1 for the current.
+constexpr std::size_t kStates = 4;
+std::uint64_t g_state[kStates] = {0, 1, 0, 0};  // kNoCredentials until told
+
 }  // namespace
+
+void set_serving_state(ServingState state) noexcept {
+  for (std::uint64_t& s : g_state) s = 0;
+  g_state[static_cast<std::size_t>(state)] = 1;
+}
+
+ServingState serving_state() noexcept {
+  for (std::size_t i = 0; i < kStates; ++i) {
+    if (g_state[i] != 0) return static_cast<ServingState>(i);
+  }
+  return ServingState::kNoCredentials;
+}
 
 Result<void> register_tls_metrics(metrics::Registry& registry) {
   using metrics::Type;
+  const Labelled states[] = {{"serving", &g_state[0]},
+                             {"no_credentials", &g_state[1]},
+                             {"no_entropy", &g_state[2]},
+                             {"bad_credentials", &g_state[3]}};
+  static_assert(std::size(states) == kStates);
+  if (auto ok = add_labelled(registry, "starling_tls_state",
+                             "Whether TLS is served, or why not: the current state is 1.", "state",
+                             states, Type::kGauge);
+      !ok.ok()) {
+    return ok;
+  }
   const TlsStats& s = tls_stats();
   const TlsMemoryStats& m = tls_memory_stats();
   static constexpr std::uint64_t kBudget = kTlsMemoryBytes;

@@ -23,6 +23,9 @@ for QEMU, as a bootloader's initrd).
    nothing; the refusals are counted by outcome.
 7. Booted without boot files: the console says HTTPS is off and why, and
    port 80 still serves.
+8. Booted with a key that is not the certificate's (host board only): the
+   console says so, the metrics page's starling_tls_state is
+   bad_credentials (serving on the first boot), and port 80 still serves.
 
 Bounded: every client has a timeout; the app is stopped and the namespace
 removed at the end.
@@ -37,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import host_process  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import AUTH, boot_files, throwaway_pair  # noqa: E402
+from http_checks import AUTH, boot_files, throwaway_pair, tls_state  # noqa: E402
 
 GUEST = "10.0.2.15"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -186,13 +189,16 @@ def inside(args):
         # Admitted: the three above and this scrape (counted before it renders).
         if outcomes != {"admitted": "4", "unauthorized": "2", "forbidden": "1"}:
             failures.append(f"management requests not counted by outcome: {outcomes}")
+        state = tls_state(metrics)
+        print("starling_tls_state:", state)
+        if state != "serving":
+            failures.append(f"starling_tls_state with a certificate: {state}, want serving")
         counts = dict(re.findall(r'starling_tls_handshakes_total\{version="(1\.[23])"\} (\d+)', metrics))
         print("handshakes:", counts)
         if int(counts.get("1.3", 0)) < 3 or int(counts.get("1.2", 0)) < 1:
             failures.append(f"handshakes not counted by version: {counts}")
     finally:
         app.stop()
-    text_first = app.console()
 
     plain = boot(args)
     try:
@@ -206,11 +212,37 @@ def inside(args):
                 failures.append(f"without HTTPS, port 80 did not serve: {body!r}")
     finally:
         plain.stop()
+
+    # A key that is not the certificate's: refused, said, and on the page
+    # (on the host board only: the check is the app's, not the board's).
+    if getattr(args, "qemu", None):
+        return finish(app, plain, failures)
+    mismatched = boot_files(work, f"tls/cert.pem={cert}", f"tls/key.pem={clients['stranger.key']}")
+    wrong = boot(args, mismatched)
+    try:
+        if not wrong.wait_for("httpd: serving http on port 80", args.timeout):
+            failures.append("httpd with a mismatched key never served")
+        elif "httpd: https off: key: does not belong to the certificate" not in wrong.console():
+            failures.append("with a mismatched key, no line saying HTTPS is off and why")
+        else:
+            code, metrics, log = curl(["--header", AUTH, f"http://{GUEST}/metrics"])
+            state = tls_state(metrics)
+            print("starling_tls_state with a mismatched key:", state)
+            if state != "bad_credentials":
+                failures.append(f"starling_tls_state with a mismatched key: {state}")
+    finally:
+        wrong.stop()
+    return finish(app, wrong, failures)
+
+
+def finish(first, last, failures):
+    """The first boot's lines about boot files, TLS and stalls, then the
+    verdict."""
     print("---- first boot (its lines about boot files, TLS and stalls) ----")
-    lines = text_first.splitlines()
+    lines = first.console().splitlines()
     print("\n".join(line for line in lines
                     if "initrd" in line or line.startswith("httpd:") or "STALL: a task" in line))
-    return host_process.report(plain, failures)
+    return host_process.report(last, failures)
 
 
 def main():

@@ -73,6 +73,17 @@ def throwaway_pair(directory, ip="10.0.2.15"):
     return cert, key
 
 
+def tls_state(page):
+    """The state whose starling_tls_state sample is 1 on a metrics page
+    (net/tls/tls_metrics.h: serving, no_credentials, no_entropy,
+    bad_credentials), or what is wrong with the set (a string either way)."""
+    on = re.findall(r'^starling_tls_state\{state="([a-z_]+)"\} 1$', page, re.M)
+    off = re.findall(r'^starling_tls_state\{state="([a-z_]+)"\} 0$', page, re.M)
+    if len(on) != 1 or len(off) != 3:
+        return f"not one state of four set: on {on}, off {off}"
+    return on[0]
+
+
 def get_and_close(sock, path="/healthz", host="starling.test"):
     """GET `path` with Connection: close on a connected socket (plain or
     TLS): every byte the server sent until it closed."""

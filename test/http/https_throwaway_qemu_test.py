@@ -16,6 +16,11 @@ unset, RUNFILES_DIR set.
 4. After QEMU ends, the throwaway directory (and the key in it) is gone.
 5. --no-tls: no throwaway certificate, and httpd says HTTPS is off; the
    throwaway token still opens /metrics on port 80.
+6. --no-rng (no virtio-rng: a board without entropy), with the throwaway
+   pair given: httpd refuses TLS and says so on the console and on the
+   metrics page, port 443 answers nothing, port 80 still serves.
+Each boot's starling_tls_state names its state: serving, no_credentials,
+no_entropy.
 """
 import argparse
 import os
@@ -25,6 +30,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
 from qemu_guest import QemuGuest, free_port  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from http_checks import tls_state  # noqa: E402
 
 
 def token_header(console):
@@ -39,6 +47,13 @@ def status(url, header=None, *extra):
                         *extra, *(["--header", header] if header else []), url],
                        capture_output=True, timeout=30)
     return r.stdout.decode() if r.returncode == 0 else f"curl exit {r.returncode}"
+
+
+def tls_state_at(url, header):
+    """starling_tls_state's current state on the page at url (http_checks)."""
+    r = subprocess.run(["curl", "-sk", "--max-time", "20", "--header", header, url],
+                       capture_output=True, timeout=30)
+    return tls_state(r.stdout.decode()) + ("" if r.returncode == 0 else f" (curl exit {r.returncode})")
 
 
 def main():
@@ -74,6 +89,10 @@ def main():
             if got != str(want):
                 failures.append(f"GET /metrics {'with' if header else 'without'} the printed "
                                 f"token: {got}, want {want}")
+        state = tls_state_at(f"https://127.0.0.1:{https_port}/metrics", token_header(text))
+        print(f"starling_tls_state with a certificate: {state}")
+        if state != "serving":
+            failures.append(f"starling_tls_state with a certificate: {state}, want serving")
     finally:
         guest.stop()
     if directory and os.path.exists(directory):
@@ -91,8 +110,39 @@ def main():
         got = status(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
         if got != "200":
             failures.append(f"--no-tls: GET /metrics with the printed token: {got}")
+        state = tls_state_at(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
+        print(f"starling_tls_state with --no-tls: {state}")
+        if state != "no_credentials":
+            failures.append(f"starling_tls_state with --no-tls: {state}, want no_credentials")
     finally:
         plain.stop()
+
+    # A board without entropy: the certificate is there, the randomness is
+    # not. TLS must be refused (no guessable DRBG seed), and said so.
+    blind = QemuGuest(os.path.abspath(args.launcher), 60, env=env, runner_args=["--no-rng"],
+                      log_name="console-no-rng.log")
+    try:
+        if not blind.wait_for("httpd: ready"):
+            failures.append("httpd with --no-rng never ready")
+        text = blind.console()
+        refusal = "httpd: https off: no entropy on this board: TLS refused"
+        print(f"--no-rng console: {'says' if refusal in text else 'does not say'} {refusal!r}")
+        if refusal not in text or "httpd: certificate sha256" in text:
+            failures.append(f"--no-rng: the console does not say {refusal!r}, or TLS came up")
+        state = tls_state_at(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
+        print(f"starling_tls_state with --no-rng: {state}")
+        if state != "no_entropy":
+            failures.append(f"starling_tls_state with --no-rng: {state}, want no_entropy")
+        r = subprocess.run(["curl", "-sk", "--max-time", "10", f"https://127.0.0.1:{https_port}/healthz"],
+                           capture_output=True, timeout=30)
+        print(f"--no-rng: curl https exit {r.returncode}")
+        if r.returncode == 0:
+            failures.append(f"--no-rng: HTTPS answered: {r.stdout[:100]!r}")
+        got = status(f"http://127.0.0.1:{http_port}/healthz")
+        if got != "200":
+            failures.append(f"--no-rng: GET /healthz on port 80: {got}")
+    finally:
+        blind.stop()
     for f in failures:
         print("FAIL:", f)
     print("PASS" if not failures else "")

@@ -94,6 +94,7 @@ expected = {
     "starling_http_responses": "counter",
     "starling_tls_sessions": "gauge",
     "starling_tls_memory_limit_bytes": "gauge",
+    "starling_tls_state": "gauge",
 }
 for name, kind in expected.items():
     family = by_name.get(name)
