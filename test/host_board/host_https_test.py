@@ -199,6 +199,7 @@ def inside(args):
             failures.append(f"handshakes not counted by version: {counts}")
     finally:
         app.stop()
+    text_first = app.console()  # the next boot's log takes its place
 
     plain = boot(args)
     try:
@@ -216,7 +217,7 @@ def inside(args):
     # A key that is not the certificate's: refused, said, and on the page
     # (on the host board only: the check is the app's, not the board's).
     if getattr(args, "qemu", None):
-        return finish(app, plain, failures)
+        return finish(text_first, plain, failures)
     mismatched = boot_files(work, f"tls/cert.pem={cert}", f"tls/key.pem={clients['stranger.key']}")
     wrong = boot(args, mismatched)
     try:
@@ -232,14 +233,14 @@ def inside(args):
                 failures.append(f"starling_tls_state with a mismatched key: {state}")
     finally:
         wrong.stop()
-    return finish(app, wrong, failures)
+    return finish(text_first, wrong, failures)
 
 
-def finish(first, last, failures):
-    """The first boot's lines about boot files, TLS and stalls, then the
-    verdict."""
+def finish(text_first, last, failures):
+    """The first boot's lines about boot files, TLS and stalls (its console
+    text), then the verdict on the last boot."""
     print("---- first boot (its lines about boot files, TLS and stalls) ----")
-    lines = first.console().splitlines()
+    lines = text_first.splitlines()
     print("\n".join(line for line in lines
                     if "initrd" in line or line.startswith("httpd:") or "STALL: a task" in line))
     return host_process.report(last, failures)

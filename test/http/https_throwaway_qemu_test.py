@@ -49,11 +49,14 @@ def status(url, header=None, *extra):
     return r.stdout.decode() if r.returncode == 0 else f"curl exit {r.returncode}"
 
 
-def tls_state_at(url, header):
-    """starling_tls_state's current state on the page at url (http_checks)."""
+def expect_tls_state(failures, when, url, header, want):
+    """starling_tls_state on the page at url must be `want` (http_checks)."""
     r = subprocess.run(["curl", "-sk", "--max-time", "20", "--header", header, url],
                        capture_output=True, timeout=30)
-    return tls_state(r.stdout.decode()) + ("" if r.returncode == 0 else f" (curl exit {r.returncode})")
+    state = tls_state(r.stdout.decode())
+    print(f"starling_tls_state {when}: {state}")
+    if state != want:
+        failures.append(f"starling_tls_state {when}: {state} (curl exit {r.returncode}), want {want}")
 
 
 def main():
@@ -89,10 +92,8 @@ def main():
             if got != str(want):
                 failures.append(f"GET /metrics {'with' if header else 'without'} the printed "
                                 f"token: {got}, want {want}")
-        state = tls_state_at(f"https://127.0.0.1:{https_port}/metrics", token_header(text))
-        print(f"starling_tls_state with a certificate: {state}")
-        if state != "serving":
-            failures.append(f"starling_tls_state with a certificate: {state}, want serving")
+        expect_tls_state(failures, "with a certificate", f"https://127.0.0.1:{https_port}/metrics",
+                         token_header(text), "serving")
     finally:
         guest.stop()
     if directory and os.path.exists(directory):
@@ -110,10 +111,8 @@ def main():
         got = status(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
         if got != "200":
             failures.append(f"--no-tls: GET /metrics with the printed token: {got}")
-        state = tls_state_at(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
-        print(f"starling_tls_state with --no-tls: {state}")
-        if state != "no_credentials":
-            failures.append(f"starling_tls_state with --no-tls: {state}, want no_credentials")
+        expect_tls_state(failures, "with --no-tls", f"http://127.0.0.1:{http_port}/metrics",
+                         token_header(text), "no_credentials")
     finally:
         plain.stop()
 
@@ -129,10 +128,8 @@ def main():
         print(f"--no-rng console: {'says' if refusal in text else 'does not say'} {refusal!r}")
         if refusal not in text or "httpd: certificate sha256" in text:
             failures.append(f"--no-rng: the console does not say {refusal!r}, or TLS came up")
-        state = tls_state_at(f"http://127.0.0.1:{http_port}/metrics", token_header(text))
-        print(f"starling_tls_state with --no-rng: {state}")
-        if state != "no_entropy":
-            failures.append(f"starling_tls_state with --no-rng: {state}, want no_entropy")
+        expect_tls_state(failures, "with --no-rng", f"http://127.0.0.1:{http_port}/metrics",
+                         token_header(text), "no_entropy")
         r = subprocess.run(["curl", "-sk", "--max-time", "10", f"https://127.0.0.1:{https_port}/healthz"],
                            capture_output=True, timeout=30)
         print(f"--no-rng: curl https exit {r.returncode}")
