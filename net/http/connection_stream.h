@@ -34,6 +34,10 @@ class ConnectionStream {
     return {};
   }
   async::Task<void> handshake() noexcept { return tls_->handshake(); }
+  // handshake() outlived its deadline: TLS counts it (kind timeout).
+  void handshake_timed_out() noexcept {
+    if (tls_ != nullptr) tls_->handshake_timed_out();
+  }
   bool secure() const noexcept { return tls_ != nullptr; }
   // The client's certificate (kNone on plain HTTP), and whether the
   // server asks for one at all.

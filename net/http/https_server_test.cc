@@ -230,6 +230,7 @@ TEST_F(HttpsServerTest, PlainTextOnTheTlsPortIsRefusedAndCounted) {
 
 TEST_F(HttpsServerTest, SilentClientIsCutOffAtTheHandshakeDeadline) {
   const std::uint64_t timeouts = server_stats().handshake_timeouts;
+  const std::uint64_t tls_timeouts = tls::tls_stats().timeouts;
   auto client = []() -> Task<void> {
     auto tcp = co_await TcpStream::connect(kServer(static_cast<std::uint16_t>(g_port + 1)));
     if (!tcp) co_return Unexpected(tcp.error());
@@ -243,6 +244,7 @@ TEST_F(HttpsServerTest, SilentClientIsCutOffAtTheHandshakeDeadline) {
   };
   run_with(ServerConfig{.handshake_timeout_ns = 200 * kMillisecond}, client());
   EXPECT_EQ(server_stats().handshake_timeouts, timeouts + 1);
+  EXPECT_EQ(tls::tls_stats().timeouts, tls_timeouts + 1);  // kind="timeout" on the page
 }
 
 // ---- Management routes (net/http/management.h) ----------------------------

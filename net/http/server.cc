@@ -330,6 +330,7 @@ Task<bool> Connection::secure() {
   auto done = co_await async::with_timeout(stream_.handshake(), config_.handshake_timeout_ns);
   if (!done.ok() && done.error() == Error::kTimedOut) {
     ++g_stats.handshake_timeouts;
+    stream_.handshake_timed_out();
   }
   co_return done.ok();
 }

@@ -38,6 +38,9 @@ class Session {
                                         bool push) noexcept = 0;
   // close_notify, best effort.
   virtual void notify_close() noexcept = 0;
+  // The caller stopped waiting for handshake() (its deadline passed):
+  // counted as a failure of kind timeout. The session is closed next.
+  virtual void handshake_timed_out() noexcept = 0;
   // After the handshake: the client's certificate, if the server asked.
   virtual PeerCertificate peer_certificate() const noexcept = 0;
 

@@ -401,6 +401,10 @@ Result<std::size_t> TlsStream::try_write(std::span<const std::span<const std::by
   return done;
 }
 
+void TlsStream::handshake_timed_out() noexcept {
+  if (tcp_ != nullptr) ++g_stats.timeouts;
+}
+
 void TlsStream::notify_close() noexcept {
   if (tcp_ == nullptr) return;
   push_ = true;

@@ -47,6 +47,7 @@ struct TlsStats {
   std::uint64_t bad_records = 0;      // undecryptable, malformed or unexpected records
   std::uint64_t no_memory = 0;        // the TLS memory budget or a buffer was short
   std::uint64_t closed_early = 0;     // the peer closed or reset during the handshake
+  std::uint64_t timeouts = 0;         // the handshake outlived its deadline (the server's)
   std::uint64_t tls13 = 0;            // handshakes by version
   std::uint64_t tls12 = 0;
   std::uint64_t sessions_in_use = 0;  // started and not finished
@@ -90,6 +91,7 @@ class TlsStream final : public Session {
                                 bool push) noexcept override;
   // Sends close_notify (best effort: whatever fits now).
   void notify_close() noexcept override;
+  void handshake_timed_out() noexcept override;
   PeerCertificate peer_certificate() const noexcept override;
   // Frees Mbed TLS's state and buffers. Idempotent.
   void finish() noexcept;

@@ -71,11 +71,10 @@ Result<void> register_tls_metrics(metrics::Registry& registry) {
       !ok.ok()) {
     return ok;
   }
-  const Labelled failures[] = {{"alert_sent", &s.alerts_sent},
-                               {"alert_received", &s.alerts_received},
-                               {"bad_record", &s.bad_records},
-                               {"no_memory", &s.no_memory},
-                               {"closed_early", &s.closed_early}};
+  const Labelled failures[] = {
+      {"alert_sent", &s.alerts_sent},    {"alert_received", &s.alerts_received},
+      {"bad_record", &s.bad_records},    {"no_memory", &s.no_memory},
+      {"closed_early", &s.closed_early}, {"timeout", &s.timeouts}};
   if (auto ok = add_labelled(registry, "starling_tls_failures_total",
                              "TLS connections that failed, by why.", "kind", failures);
       !ok.ok()) {

@@ -255,12 +255,14 @@ def inside(args):
         def grew(name):
             return after.get(name, 0) - before.get(name, 0)
         kinds = {k: grew(f'starling_tls_failures_total{{kind="{k}"}}')
-                 for k in ("alert_sent", "alert_received", "bad_record", "closed_early")}
+                 for k in ("alert_sent", "alert_received", "bad_record", "closed_early", "timeout")}
         timeouts = grew("starling_http_tls_handshake_timeouts_total")
         print(f"counted: handshake timeouts +{timeouts:g}, failures by kind {kinds}")
         if timeouts < len(stalled) + 1:
             failures.append(f"handshake timeouts +{timeouts:g}, want >= {len(stalled) + 1} "
                             "(the stalled flood and the dribble)")
+        if kinds["timeout"] != timeouts:
+            failures.append(f"TLS's timeout kind +{kinds['timeout']:g}, the server's +{timeouts:g}")
         if kinds["alert_received"] < 1:
             failures.append("the alert mid-handshake was not counted as alert_received")
         if kinds["alert_sent"] + kinds["bad_record"] < 2:
