@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 
+#include "kernel/async/yield.h"
 #include "mbedtls/platform.h"
 // psa_util.h declares mbedtls_psa_get_random without C linkage for C++.
 extern "C" {
@@ -297,9 +298,21 @@ Error TlsStream::failure(int r) noexcept {
 async::Task<void> TlsStream::handshake() noexcept {
   if (tcp_ == nullptr) co_return Unexpected(Error::kInvalidArgument);
   handshaking_ = true;
-  for (;;) {
-    const int r = mbedtls_ssl_handshake(&ssl_);
-    if (r == 0) break;
+  // One step of the handshake at a time (mbedtls_ssl_handshake() is this
+  // loop without the yield), and between steps every other task, timer and
+  // packet gets the hart. Run in one go, a server's public-key work kept it
+  // 10-14 ms under QEMU's TCG (~30 M guest instructions), past the stall
+  // detector's threshold. In steps: TLS 1.3's X25519 key share in
+  // ServerHello's, the key agreement in EncryptedExtensions' (patches/0003),
+  // the signature in CertificateVerify's, each ~13 M at most; TLS 1.2's key
+  // share and signature together in ServerKeyExchange's, 15-18 M
+  // (docs/tls.md).
+  while (!mbedtls_ssl_is_handshake_over(&ssl_)) {
+    const int r = mbedtls_ssl_handshake_step(&ssl_);
+    if (r == 0) {
+      co_await async::yield();
+      continue;
+    }
     if (r == MBEDTLS_ERR_SSL_WANT_READ || r == MBEDTLS_ERR_SSL_WANT_WRITE) {
       auto waited =
           co_await (r == MBEDTLS_ERR_SSL_WANT_READ ? tcp_->wait_readable() : tcp_->wait_writable());
