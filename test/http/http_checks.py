@@ -115,6 +115,14 @@ class Checks:
         return 1 if self.failures else 0
 
 
+def verdict(failures):
+    """Each failure on a FAIL line, else PASS: the exit code."""
+    for f in failures:
+        print("FAIL:", f)
+    print("PASS" if not failures else "")
+    return 1 if failures else 0
+
+
 def curl(*args, input_bytes=None):
     """curl, bounded: 10 s for the transfer, 30 s for the process."""
     return subprocess.run(["curl", "--silent", "--show-error", "--max-time", "10", *args],

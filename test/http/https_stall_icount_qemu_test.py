@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "
 from qemu_guest import QemuGuest, free_port  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import boot_files, metrics, throwaway_pair  # noqa: E402
+from http_checks import boot_files, metrics, throwaway_pair, verdict  # noqa: E402
 
 INSTRUCTIONS = "starling_runtime_instructions_total"
 IDLE = "starling_runtime_idle_cycles_total"  # under -icount a cycle is an instruction
@@ -105,10 +105,7 @@ def report(guest, failures):
     print("---- console (httpd and stall lines) ----")
     print("\n".join(line for line in text.splitlines()
                     if line.startswith("httpd:") or line.startswith("STALL: a task")))
-    for f in failures:
-        print("FAIL:", f)
-    print("PASS" if not failures else "")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 if __name__ == "__main__":

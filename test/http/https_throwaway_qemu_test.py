@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "
 from qemu_guest import QemuGuest, free_port  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import tls_state  # noqa: E402
+from http_checks import tls_state, verdict  # noqa: E402
 
 
 def token_header(console):
@@ -140,10 +140,7 @@ def main():
             failures.append(f"--no-rng: GET /healthz on port 80: {got}")
     finally:
         blind.stop()
-    for f in failures:
-        print("FAIL:", f)
-    print("PASS" if not failures else "")
-    return 1 if failures else 0
+    return verdict(failures)
 
 
 if __name__ == "__main__":
