@@ -17,6 +17,9 @@
 //                           (default 10000): slower is 408 (slowloris)
 //   httpd.handshake_timeout_ms=N  a TLS handshake must end within N ms
 //                           (default 10000): slower is reset and counted
+//   httpd.peer_handshakes=N TLS handshakes one peer may have in progress at
+//                           once, 0..64 (default 4; 0: no limit): its others
+//                           wait their turn (docs/tls.md)
 //   httpd.http=serve|redirect  with HTTPS on, port 80 serves the same
 //                           routes (default) or answers 308 to https://
 //
@@ -185,6 +188,8 @@ async::Task<int> serve(const BootInfo& boot) {
   config.handshake_timeout_ns =
       number_arg(network->bootargs, "httpd.handshake_timeout_ms", 1, 600'000, 10'000) *
       async::kMillisecond;
+  config.peer_handshakes = number_arg(network->bootargs, "httpd.peer_handshakes", 0,
+                                      net::http::kMaxSlots, config.peer_handshakes);
   // 0: below half the slots (the server's default).
   config.peer_slots = number_arg(network->bootargs, "httpd.peer_slots", 1, net::http::kMaxSlots,
                                  net::http::kAutoPeerSlots);

@@ -247,6 +247,46 @@ TEST_F(HttpsServerTest, SilentClientIsCutOffAtTheHandshakeDeadline) {
   EXPECT_EQ(tls::tls_stats().timeouts, tls_timeouts + 1);  // kind="timeout" on the page
 }
 
+// Eight TLS clients at once from one address (the loopback's): full
+// handshakes, each on its own connection.
+Task<void> eight_handshakes() {
+  auto one = []() -> Task<void> {
+    Client c;
+    auto tcp = co_await TcpStream::connect(kServer(static_cast<std::uint16_t>(g_port + 1)));
+    if (!tcp) co_return Unexpected(tcp.error());
+    tls::TlsStream s;
+    CHECK_OR_FAIL(s.start(*tcp, &c.conf).ok());
+    auto hs = co_await s.handshake();
+    CHECK_OR_FAIL(hs.ok());
+    s.notify_close();
+    s.finish();
+    co_return tcp->close();
+  };
+  async::Scope clients;
+  for (int i = 0; i < 8; ++i) (void)clients.spawn(one());
+  co_return co_await clients.join();
+}
+
+// ServerConfig::peer_handshakes: one peer's handshakes take turns, the
+// rest waiting (no CPU) until one of its own ends; all complete. Without
+// the limit the same eight run together. (One test: the peak is a high
+// water mark since the process started, and no other test here runs
+// handshakes side by side.)
+TEST_F(HttpsServerTest, OnePeersHandshakesTakeTurns) {
+  const std::uint64_t handshakes = tls::tls_stats().handshakes;
+  std::uint64_t waited = server_stats().handshakes_waited;
+  run_with(ServerConfig{.peer_handshakes = 2}, eight_handshakes());
+  EXPECT_EQ(tls::tls_stats().handshakes, handshakes + 16);  // both ends, in this process
+  EXPECT_GE(server_stats().handshakes_waited, waited + 1);
+  EXPECT_EQ(server_stats().peer_handshakes_peak, 2u);
+
+  waited = server_stats().handshakes_waited;
+  run_with(ServerConfig{.peer_handshakes = 0}, eight_handshakes());
+  EXPECT_EQ(tls::tls_stats().handshakes, handshakes + 32);
+  EXPECT_EQ(server_stats().handshakes_waited, waited);
+  EXPECT_GT(server_stats().peer_handshakes_peak, 2u);  // what the limit held back
+}
+
 // ---- Management routes (net/http/management.h) ----------------------------
 
 constexpr std::string_view kToken = "0123456789abcdef0123456789abcdef";

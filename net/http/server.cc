@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernel/async/deadline.h"
+#include "kernel/async/event.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/timeout.h"
@@ -31,6 +32,7 @@ struct Slot {
   char response_head[kResponseHeadBytes];
   IpAddress peer;  // the holder: IpAddress::peer() (an IPv4 address, an IPv6 /64)
   bool used;
+  bool handshaking;  // a TLS handshake in progress (its peer's turn taken)
 };
 
 Slot g_slots[kMaxSlots];
@@ -73,6 +75,7 @@ Slot* free_slot(std::size_t limit, const IpAddress& peer) {
   for (std::size_t i = 0; i < limit; ++i) {
     if (!g_slots[i].used) {
       g_slots[i].used = true;
+      g_slots[i].handshaking = false;
       g_slots[i].peer = peer;
       return &g_slots[i];
     }
@@ -88,6 +91,37 @@ std::size_t slots_of(std::size_t limit, const IpAddress& peer) {
   }
   return n;
 }
+
+// TLS handshakes `peer` has in progress now: a scan, as slots_of.
+std::size_t handshakes_of(std::size_t limit, const IpAddress& peer) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < limit; ++i) {
+    if (g_slots[i].used && g_slots[i].handshaking && g_slots[i].peer == peer) ++n;
+  }
+  return n;
+}
+
+// Set and reset whenever a handshake ends, waking the handshakes that wait
+// for their peer's turn to look again.
+async::Event g_handshake_ended;
+
+// A slot's turn at a handshake, for its peer's count; given back when the
+// handshake ends: done, failed, or cancelled at its deadline (the frame is
+// destroyed, and this with it).
+class HandshakeTurn {
+ public:
+  explicit HandshakeTurn(Slot& slot) noexcept : slot_(slot) { slot_.handshaking = true; }
+  HandshakeTurn(const HandshakeTurn&) = delete;
+  HandshakeTurn& operator=(const HandshakeTurn&) = delete;
+  ~HandshakeTurn() {
+    slot_.handshaking = false;
+    g_handshake_ended.set();
+    g_handshake_ended.reset();
+  }
+
+ private:
+  Slot& slot_;
+};
 
 std::span<const std::byte> bytes_of(const char* data, std::size_t n) {
   return std::as_bytes(std::span<const char>(data, n));
@@ -153,6 +187,8 @@ class Connection {
   // TLS on the slot's session, the handshake under its deadline. False:
   // the connection is over (reset).
   Task<bool> secure();
+  // The handshake when its peer has fewer than peer_handshakes in progress.
+  Task<void> handshake_in_turn();
 
   enum class Read : std::uint8_t { kOk, kTimedOut, kEnd, kFailed };
   enum class Next : std::uint8_t { kKeepAlive, kClose, kReset };
@@ -327,12 +363,28 @@ Task<bool> Connection::secure() {
   if (!stream_.start_tls(*config_.tls, static_cast<std::size_t>(&slot_ - g_slots)).ok()) {
     co_return false;
   }
-  auto done = co_await async::with_timeout(stream_.handshake(), config_.handshake_timeout_ns);
+  auto done = co_await async::with_timeout(handshake_in_turn(), config_.handshake_timeout_ns);
   if (!done.ok() && done.error() == Error::kTimedOut) {
     ++g_stats.handshake_timeouts;
     stream_.handshake_timed_out();
   }
   co_return done.ok();
+}
+
+Task<void> Connection::handshake_in_turn() {
+  const std::size_t turns = config_.peer_handshakes;
+  if (turns != 0 && handshakes_of(config_.slots, slot_.peer) >= turns) {
+    ++g_stats.handshakes_waited;
+    do {
+      co_await g_handshake_ended.wait();
+    } while (handshakes_of(config_.slots, slot_.peer) >= turns);
+  }
+  const HandshakeTurn turn(slot_);
+  g_stats.peer_handshakes_peak = std::max<std::uint64_t>(g_stats.peer_handshakes_peak,
+                                                         handshakes_of(config_.slots, slot_.peer));
+  auto done = co_await stream_.handshake();
+  if (!done.ok()) co_return Unexpected(done.error());
+  co_return {};
 }
 
 Task<Connection::Next> Connection::one_request(bool first) {

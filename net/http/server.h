@@ -43,7 +43,8 @@ class Server;
 // HTTPS (config.tls set; docs/tls.md): a second listener on tls_port whose
 // connections take the same slots, routes and limits, after a TLS
 // handshake bounded by handshake_timeout_ns (past it, or failed: the
-// connection is reset, counted in net/tls's TlsStats). Responses over TLS
+// connection is reset, counted in net/tls's TlsStats), at most
+// peer_handshakes of one peer's at a time. Responses over TLS
 // carry Strict-Transport-Security. The plain port serves the same routes,
 // or (plain_redirects) answers every request with 308 to https://.
 namespace starling::net::http {
@@ -82,6 +83,13 @@ struct ServerConfig {
   tls::Server* tls = nullptr;
   std::uint16_t tls_port = 443;
   std::uint64_t handshake_timeout_ns = 10'000'000'000;
+  // TLS handshakes one peer may have in progress at once; its others wait
+  // their turn, within handshake_timeout_ns. A full handshake is ~37 M
+  // guest instructions of public-key work, and the handshakes in progress
+  // share the hart step by step: without this, a peer holding its 31 slots
+  // in handshakes would leave another peer's handshake 1/32 of the hart
+  // (docs/tls.md). 0: no limit.
+  std::size_t peer_handshakes = 4;
   std::uint32_t hsts_max_age_s = 31'536'000;  // a year, as hstspreload.org asks
   bool plain_redirects = false;               // port 80: 308 to https:// instead of serving
   // Routes marked management (net/http/management.h) admit a request with
@@ -111,6 +119,8 @@ struct ServerStats {
   std::uint64_t bytes_sent = 0;
   std::uint64_t tls_connections = 0;          // accepted on the TLS port
   std::uint64_t handshake_timeouts = 0;       // TLS handshakes past handshake_timeout_ns
+  std::uint64_t handshakes_waited = 0;        // TLS handshakes that waited for their peer's turn
+  std::uint64_t peer_handshakes_peak = 0;     // the most one peer had in progress at once
   std::uint64_t redirects = 0;                // 308s to https:// on the plain port
   std::uint64_t management_admitted = 0;      // management requests let through
   std::uint64_t management_unauthorized = 0;  // ... answered 401 (no or wrong token)

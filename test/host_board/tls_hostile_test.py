@@ -5,11 +5,17 @@ in a namespace of the test's own. The handshake limit is 2 s
 (httpd.handshake_timeout_ms=2000). Real handshake bytes come from Python's
 ssl (a MemoryBIO client); the rest is written by hand, byte for byte.
 
-1. A handshake flood from eight source addresses at once: each holds five
+1. A handshake flood from eight source addresses at once: each holds three
    connections with half a ClientHello sent, and runs full handshakes
-   (Python's ssl) as fast as it can. Meanwhile a ninth host fetches
-   /healthz over HTTPS, every time answered; TLS memory stays within its
-   budget while the flood runs.
+   (Python's ssl) as fast as it can, one at a time: each source at its
+   four handshakes in progress (httpd.peer_handshakes's default), 32 in
+   all. Meanwhile a ninth host fetches /healthz over HTTPS, every time
+   answered; TLS memory stays within its budget while the flood runs.
+1b. One more source past its turns: six half ClientHellos at once. Four take
+   turns, two wait (starling_http_tls_handshakes_waited_total +2); no
+   peer ever had more than four in progress
+   (starling_http_tls_peer_handshakes_max); the ninth host is served
+   meanwhile.
 2. A ClientHello dribbled a byte every 50 ms: cut at the handshake limit,
    long before it is whole, and counted.
 3. Garbage instead of a record, a record header announcing 18 KiB (over
@@ -38,7 +44,9 @@ from http_checks import boot_files, get_and_close, metrics, throwaway_pair  # no
 GUEST = "10.0.2.15"
 HOST = "10.0.2.2"
 FLOODERS = [f"10.0.2.{30 + i}" for i in range(8)]
-STALLED_EACH = 5
+GREEDY = "10.0.2.40"  # past its turns (1b): none of its handshakes from the flood
+STALLED_EACH = 3  # and one full handshake at a time: PEER_TURNS
+PEER_TURNS = 4  # httpd.peer_handshakes's default
 HANDSHAKE_LIMIT_S = 2.0
 
 
@@ -153,6 +161,36 @@ def flood(failures):
     return stalled
 
 
+def past_the_turns(failures):
+    """Six half ClientHellos from one source: four in progress, two waiting
+    their turn. Returns the sockets (cut at the limit, later)."""
+    host_process.add_second_host(GREEDY)
+    before = metrics(80, GUEST)[2]
+    hello = client_hello()
+    held = []
+    for _ in range(PEER_TURNS + 2):
+        s = connect(GREEDY)
+        s.sendall(hello[:len(hello) // 2])
+        held.append(s)
+    time.sleep(0.3)
+    start = time.monotonic()
+    if not https_healthz(HOST):
+        failures.append("past one peer's turns: the other host was not served")
+    took = time.monotonic() - start
+    after = metrics(80, GUEST)[2]
+    waited = after.get("starling_http_tls_handshakes_waited_total", 0) - \
+        before.get("starling_http_tls_handshakes_waited_total", 0)
+    peak = after.get("starling_http_tls_peer_handshakes_max")
+    print(f"past the turns: {len(held)} half handshakes from one source, {waited:g} waited; "
+          f"the most one peer had in progress {peak}; the other host served in "
+          f"{took * 1000:.0f} ms")
+    if waited != 2:
+        failures.append(f"{waited:g} handshakes waited for their peer's turn, want 2")
+    if peak != PEER_TURNS:
+        failures.append(f"a peer had {peak} handshakes in progress at once, the limit is {PEER_TURNS}")
+    return held
+
+
 def dribble(failures):
     hello = client_hello()
     s = connect(HOST)
@@ -238,6 +276,7 @@ def inside(args):
         before = metrics(80, GUEST)[2]
 
         stalled = flood(failures)
+        stalled += past_the_turns(failures)
         dribble(failures)
         bad_records(failures)
 
