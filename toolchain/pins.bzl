@@ -153,7 +153,6 @@ LWIP_PATCHES = [
 MBEDTLS_PATCHES = [
     "//net/tls/patches:0001-tls13-server-chooses-the-suite-by-its-own-order.patch",
     "//net/tls/patches:0002-x509-name-compare-of-empty-values.patch",
-    "//net/tls/patches:0003-tls13-server-key-agreement-in-its-own-step.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

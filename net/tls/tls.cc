@@ -301,12 +301,10 @@ async::Task<void> TlsStream::handshake() noexcept {
   // One step of the handshake at a time (mbedtls_ssl_handshake() is this
   // loop without the yield), and between steps every other task, timer and
   // packet gets the hart. Run in one go, a server's public-key work kept it
-  // 10-14 ms under QEMU's TCG (~30 M guest instructions), past the stall
-  // detector's threshold. In steps: TLS 1.3's X25519 key share in
-  // ServerHello's, the key agreement in EncryptedExtensions' (patches/0003),
-  // the signature in CertificateVerify's, each ~13 M at most; TLS 1.2's key
-  // share and signature together in ServerKeyExchange's, 15-18 M
-  // (docs/tls.md).
+  // 10-14 ms under QEMU's TCG (30-35 M guest instructions), past the stall
+  // detector's threshold. In steps the longest is TLS 1.3's ServerHello
+  // (the X25519 key share and the key agreement, 20-24 M); the signature
+  // has a step of its own (docs/tls.md).
   while (!mbedtls_ssl_is_handshake_over(&ssl_)) {
     const int r = mbedtls_ssl_handshake_step(&ssl_);
     if (r == 0) {
