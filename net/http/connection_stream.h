@@ -34,6 +34,11 @@ class ConnectionStream {
     return {};
   }
   async::Task<void> handshake() noexcept { return tls_->handshake(); }
+  // After a failed handshake: the peer was refused (a fatal alert sent).
+  bool refused_peer() const noexcept { return tls_ != nullptr && tls_->refused_peer(); }
+  // After a failed handshake: the session freed, the TCP stream kept for
+  // a lingering close of its own.
+  void drop_tls() noexcept { end_tls(); }
   // handshake() outlived its deadline: TLS counts it (kind timeout).
   void handshake_timed_out() noexcept {
     if (tls_ != nullptr) tls_->handshake_timed_out();

@@ -514,6 +514,17 @@ Task<void> Connection::run() {
   if (secure_port_) {
     const auto ok = co_await secure();
     if (!ok.ok() || !*ok) {
+      // A peer the handshake refused (a fatal alert sent) gets a FIN after
+      // the alert, and what it still sends is read and dropped (the
+      // lingering close): reset at once, a client still writing, as
+      // sslscan writes its heartbeat record right after its ClientHello,
+      // met the RST before it read the alert, and failed now and then
+      // (//test/host_board:tls_clients_test). A deadline, memory, or a
+      // peer that left: reset.
+      if (ok.ok() && stream_.refused_peer()) {
+        stream_.drop_tls();
+        co_return co_await linger_close(stream_);
+      }
       stream_.abort();
       co_return {};
     }

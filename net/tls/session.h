@@ -43,6 +43,10 @@ class Session {
   virtual void handshake_timed_out() noexcept = 0;
   // After the handshake: the client's certificate, if the server asked.
   virtual PeerCertificate peer_certificate() const noexcept = 0;
+  // After a failed handshake: true if it failed on what the peer sent (a
+  // hello we cannot serve, a malformed record), so that a fatal alert went
+  // to the peer; false for a deadline, memory, or a peer that left.
+  virtual bool refused_peer() const noexcept = 0;
 
  protected:
   ~Session() = default;

@@ -93,6 +93,7 @@ class TlsStream final : public Session {
   void notify_close() noexcept override;
   void handshake_timed_out() noexcept override;
   PeerCertificate peer_certificate() const noexcept override;
+  bool refused_peer() const noexcept override { return refused_peer_; }
   // Frees Mbed TLS's state and buffers. Idempotent.
   void finish() noexcept;
   bool started() const noexcept { return tcp_ != nullptr; }
@@ -110,6 +111,7 @@ class TlsStream final : public Session {
   TcpStream* tcp_ = nullptr;
   bool push_ = true;  // the next bio_send's TCP push
   bool handshaking_ = false;
+  bool refused_peer_ = false;  // failure() counted alerts_sent or bad_records
   bool verify_peer_ = false;
   Error tcp_error_ = Error::kDeviceError;  // what bio_send/bio_recv met
 };
