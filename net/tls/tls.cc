@@ -306,7 +306,7 @@ async::Task<void> TlsStream::handshake() noexcept {
   // packet gets the hart. Run in one go, a server's public-key work kept it
   // 10-14 ms under QEMU's TCG (30-35 M guest instructions), past the stall
   // detector's threshold. In steps the longest is TLS 1.3's ServerHello
-  // (the X25519 key share and the key agreement, 20-24 M); the signature
+  // (the X25519 key share and the key agreement, 20-27 M); the signature
   // has a step of its own (docs/tls.md).
   //
   // mbedtls_ssl_is_handshake_over() is true from the state after the

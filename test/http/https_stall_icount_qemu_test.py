@@ -6,17 +6,21 @@ nanosecond of the guest's clock, so the stall detector's threshold
 (`starling.stall_ms=`) is a count of instructions, the same on every host
 and every day, not a wall-clock time. A full handshake costs about 37 M
 busy instructions (X25519 and an ECDSA P-256 signature in Mbed TLS's
-portable C). Run in one go, the server's part kept the hart 30 to 35 M;
-one step at a time, the longest step (TLS 1.3's ServerHello: the X25519
-key share and the key agreement) is 22.5 to 24 M. The threshold, 27 M by
-default, lies between.
+portable C). Run in one go, the server's part kept the hart 28 to 35 M,
+and at a 27 M threshold eight or nine of twelve handshakes are stalls.
+One step at a time, the longest step (TLS 1.3's ServerHello: the X25519
+key share, the key agreement and the key schedule) is 20 to 27 M: its
+bignum arithmetic varies with the keys, and the interrupts taken during
+it count too, so now and then one step passes 27 M (one stall in one of
+six runs on a loaded machine).
 
 1. --handshakes new HTTPS connections (curl; TLS 1.3, and 1.2 for every
    fourth), each one full handshake: every one answered "ok", counted in
    starling_tls_handshakes_total by version.
 2. The busy instructions over them, per handshake, exceed the threshold:
    a handshake in one piece would be a stall.
-3. starling_stalls_total did not grow over them.
+3. starling_stalls_total grew by at most a quarter of the handshakes
+   (--max-stall-share): the handshake in steps, not in one go.
 
 Bounded: every client has a timeout; QEMU is stopped at the end.
 """
@@ -41,6 +45,7 @@ def main():
     p.add_argument("--launcher", required=True)
     p.add_argument("--handshakes", type=int, default=12)
     p.add_argument("--stall-ms", type=int, default=27)
+    p.add_argument("--max-stall-share", type=float, default=0.25)
     args = p.parse_args()
     failures = []
     work = tempfile.mkdtemp(prefix="starling-stall-")
@@ -91,9 +96,10 @@ def main():
     elif per_handshake <= args.stall_ms * 1e6:
         failures.append(f"a handshake took {per_handshake:.0f} instructions, under the threshold: "
                         "this test would not see a handshake run in one piece")
-    if stalls != 0:
-        failures.append(f"starling_stalls_total +{stalls:g}: a handshake step kept the hart past "
-                        f"{args.stall_ms} M instructions")
+    if stalls > args.max_stall_share * args.handshakes:
+        failures.append(f"starling_stalls_total +{stalls:g} in {args.handshakes} handshakes at "
+                        f"{args.stall_ms} M instructions: more than {args.max_stall_share:.0%} of "
+                        "them kept the hart for more than a step")
     return report(guest, failures)
 
 
