@@ -312,9 +312,8 @@ async::Task<void> TlsStream::handshake() noexcept {
   // mbedtls_ssl_is_handshake_over() is true from the state after the
   // handshake proper, but a TLS 1.3 server still has its NewSessionTicket
   // to send then: mbedtls_ssl_handshake() finishes that tail, as a call for
-  // the whole handshake did. Stopping at "over" left the ticket for the
-  // first read or write, and sslscan then failed now and then with a reset
-  // connection (//test/host_board:tls_clients_test).
+  // the whole handshake did, so the ticket goes out with the handshake and
+  // not with the first read or write.
   for (;;) {
     const bool stepping = !mbedtls_ssl_is_handshake_over(&ssl_);
     const int r = stepping ? mbedtls_ssl_handshake_step(&ssl_) : mbedtls_ssl_handshake(&ssl_);

@@ -42,13 +42,6 @@ void set_serving_state(ServingState state) noexcept {
   g_state[static_cast<std::size_t>(state)] = 1;
 }
 
-ServingState serving_state() noexcept {
-  for (std::size_t i = 0; i < kStates; ++i) {
-    if (g_state[i] != 0) return static_cast<ServingState>(i);
-  }
-  return ServingState::kNoCredentials;
-}
-
 Result<void> register_tls_metrics(metrics::Registry& registry) {
   using metrics::Type;
   const Labelled states[] = {{"serving", &g_state[0]},

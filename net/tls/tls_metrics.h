@@ -25,7 +25,6 @@ enum class ServingState : std::uint8_t {
 };
 
 void set_serving_state(ServingState state) noexcept;
-ServingState serving_state() noexcept;
 
 Result<void> register_tls_metrics(metrics::Registry& registry);
 
