@@ -104,6 +104,9 @@ Result<void> Dwmac::init(const Config& config, mem::PageAllocator& pages) {
     console::print(
         "dwmac: software reset (DMA_MODE.SWR) did not complete: the PHY's RX clock is not "
         "running (no cable?); port down, retrying every 0.5 s\n");
+  } else {
+    if (params_.debug) dump_dma_setup();
+    run_self_test();
   }
   const std::uint64_t deadline = hal::now_ns() + config.link_wait_ns;
   for (;;) {
@@ -282,9 +285,12 @@ void Dwmac::configure() {
 
   // Step 11: DMA first, then the MAC; tails last (they start the DMA). The
   // armed descriptors are in memory before the tail writes (write_*_tail).
+  // The MAC's transmitter and receiver come on only with a link whose
+  // speed has been programmed (poll_link()); after a recovery the link is
+  // already known.
   regs_.update(kDmaCh0TxControl, 0, ch_tx_control::kSt);
   regs_.update(kDmaCh0RxControl, 0, ch_rx_control::kSr);
-  regs_.update(kMacConfiguration, 0, mac_config::kTe | mac_config::kRe);
+  if (link_.up) start_mac();
   barrier::before_mmio_write();
   regs_.write(kDmaCh0RxDescTailPointer,
               low32(rx_ring_phys_ + (rx_fill_ % kRxRingSize) * sizeof(Descriptor)));
@@ -292,11 +298,12 @@ void Dwmac::configure() {
 }
 
 // docs/hardware/dwmac.md §6.2: 1000 = PS 0 FES 0; 100 = PS 1 FES 1; 10 = PS 1 FES 0; DM = full
-// duplex. Before any link is known the MAC runs 1000/full. ACS|CST strip the
+// duplex. Before any link is known the MAC is set to 1000/full. ACS|CST strip the
 // FCS of every frame (PL then excludes it); IPC when the core has RX COE.
+// Written only with TE and RE clear (after SWR, or after stop_mac()): the
+// engines are not running while their clock and framing change.
 void Dwmac::program_speed() {
-  std::uint32_t value = regs_.read(kMacConfiguration) & (mac_config::kTe | mac_config::kRe);
-  value |= mac_config::kAcs | mac_config::kCst;
+  std::uint32_t value = mac_config::kAcs | mac_config::kCst;
   if (rx_checksum_) value |= mac_config::kIpc;
   if (link_.up) {
     if (link_.speed == LinkSpeed::k100) value |= mac_config::kPs | mac_config::kFes;
@@ -306,6 +313,23 @@ void Dwmac::program_speed() {
     value |= mac_config::kDm;
   }
   regs_.write(kMacConfiguration, value);
+}
+
+void Dwmac::stop_mac() {
+  const std::uint32_t config = regs_.read(kMacConfiguration);
+  if ((config & (mac_config::kTe | mac_config::kRe)) == 0) return;
+  regs_.write(kMacConfiguration, config & ~(mac_config::kTe | mac_config::kRe));
+  PollDeadline deadline(kMacIdleTimeoutNs);
+  while ((regs_.read(kMacDebug) & (mac_debug::kRpests | mac_debug::kTpests)) != 0) {
+    if (deadline.passed()) {
+      ++driver_stats_.mac_stop_timeouts;
+      return;
+    }
+  }
+}
+
+void Dwmac::start_mac() {
+  regs_.update(kMacConfiguration, 0, mac_config::kTe | mac_config::kRe);
 }
 
 void Dwmac::set_interrupts(std::uint32_t enable) {
@@ -320,6 +344,8 @@ Result<hal::LinkState> Dwmac::poll_link() {
     if (!start_core(kResetRetryNs).ok()) return hal::LinkState::kDown;
     console::print("dwmac: software reset completed; port running\n");
     ++stats_.config_changes;
+    if (params_.debug) dump_dma_setup();
+    run_self_test();
   }
   auto now = phy_.poll();
   if (!now.ok()) return Unexpected(now.error());
@@ -338,8 +364,17 @@ Result<hal::LinkState> Dwmac::poll_link() {
         console::print(link_.full_duplex ? ", full duplex\n" : ", half duplex\n");
       }
     }
+    // Linux's order (phylink: mac_link_down, then mac_link_up): both
+    // engines off before anything about the link changes; the speed and
+    // duplex written with them off; on again only with a link. Down, the
+    // MAC keeps the speed it had: its TX clock (on the Star64 the PHY's
+    // RX clock) may still run at the old rate.
+    if (core_ready_) stop_mac();
     if (auto ok = phy_.apply_link(link_); !ok.ok()) return Unexpected(ok.error());
-    if (core_ready_) program_speed();
+    if (core_ready_ && link_.up) {
+      program_speed();
+      start_mac();
+    }
   }
   return link();
 }
@@ -666,6 +701,7 @@ async::Task<void> Dwmac::wait_for_work() {
       next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
       const auto before = link_;
       const bool was_ready = core_ready_;
+      if (core_ready_) check_tx_progress();
       auto polled = poll_link();
       if (!polled.ok()) co_return Unexpected(polled.error());
       work = work || !(before == link_) || core_ready_ != was_ready;

@@ -86,6 +86,11 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   static constexpr std::uint64_t kResetTimeoutNs = 100'000'000;
   static constexpr std::uint64_t kResetRetryNs = 1'000'000;
   static constexpr std::uint64_t kLinkPollNs = 500'000'000;
+  // TE and RE cleared, the engines finish the frame in progress: a
+  // 1518-byte frame takes 1.2 ms at 10 Mb/s.
+  static constexpr std::uint64_t kMacIdleTimeoutNs = 2'000'000;
+  // The self-test's frame crosses the MAC in microseconds at any speed.
+  static constexpr std::uint64_t kSelfTestTimeoutNs = 10'000'000;
 
   // Cores accepted (MAC_VERSION.SNPSVER): 0x51 = 5.10a, 0x52 = 5.20.
   static constexpr std::uint32_t kSnpsVer510a = 0x51;
@@ -114,9 +119,10 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     // 128; a count between two rounds up (reg::mtl_txq::ttc, mtl_rxq::rtc).
     // 64 is Linux's default threshold (stmmac's TC_DEFAULT) both ways.
     std::uint16_t tx_threshold = 64, rx_threshold = 64;
-    // DMA burst lengths. Default: sDDF's TxPBL = RxPBL = 32 without x8
-    // (bursts of 32 beats). The seed's JH7110 patch (PBLx8, TxPBL 2, RxPBL 8)
-    // is {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}.
+    // DMA burst lengths. Default: TxPBL = RxPBL = 32 without x8 (bursts of
+    // 32 beats), Starling's own choice: sDDF's driver writes no PBL
+    // (docs/hardware/dwmac.md §7.4), Linux uses 16 / 16. The seed's JH7110 patch (PBLx8, TxPBL 2,
+    // RxPBL 8) is {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}.
     std::uint32_t tx_pbl = 32, rx_pbl = 32;
     bool pbl_x8 = false;
     // DMA_SYSBUS_MODE comes from these three alone (sysbus_mode() below).
@@ -144,6 +150,12 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     // TX CIC + RX IPC when HW_FEATURE0 says the core has them; TX insertion
     // only in store-and-forward mode (enable_tx_checksum_offload()).
     bool checksum_offload = true;
+    // One frame through the MAC's internal loopback before the link is
+    // used (self_test.cc): on by default, `selftest=off` on the Star64.
+    bool self_test = true;
+    // Register dumps on the console (register_dump.cc): the DMA set-up read
+    // back after init, and the DMA state at the first TX timeout.
+    bool debug = false;
   };
 
   // The DMA_SYSBUS_MODE value `params` asks for.
@@ -173,7 +185,16 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     std::uint64_t rx_spanning_frames = 0;  // longer than a buffer: dropped
     std::uint64_t rx_missed_frames = 0;    // dropped by the MTL for want of descriptors
     std::uint64_t tx_error_frames = 0;     // TDES3.ES on write-back
+    // Link polls (every kLinkPollNs) that found frames in flight and none
+    // completed since the poll before: a transmitter that stopped.
+    std::uint64_t tx_timeouts = 0;
+    // Link changes where the MAC's engines had not gone idle within
+    // kMacIdleTimeoutNs of TE and RE clearing (the speed was changed anyway).
+    std::uint64_t mac_stop_timeouts = 0;
   };
+
+  // What the first-power-on self-test found (self_test.cc).
+  enum class SelfTest : std::uint8_t { kNotRun, kPassed, kFailed };
 
   Dwmac() = default;
   Dwmac(const Dwmac&) = delete;
@@ -224,10 +245,15 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
 
   // The macirq handler's work: trap-context safe (signals only).
   void interrupt() { interrupt_.signal(); }
-  // Asks the PHY; on a change sets the PHY's TX clock inversion for the new
-  // speed and programs MAC_CONFIGURATION PS/FES/DM (docs/hardware/dwmac.md
-  // §6.2). Retries a software reset that has not completed.
+  // Asks the PHY; on a change turns the MAC's transmitter and receiver off
+  // (and waits for both engines to go idle), and, if the link is up, sets
+  // the PHY's TX clock inversion for the new speed, programs
+  // MAC_CONFIGURATION PS/FES/DM and turns them on again: the order of
+  // Linux's stmmac under phylink (docs/hardware/dwmac.md §6.2). Down, the
+  // MAC stays quiet at the speed it had. Retries a software reset that has
+  // not completed (and runs the self-test once it has).
   Result<hal::LinkState> poll_link();
+  SelfTest self_test_result() const { return self_test_; }
   // The MAC is out of its software reset and programmed.
   bool core_ready() const { return core_ready_; }
   const DriverStats& driver_stats() const { return driver_stats_; }
@@ -251,7 +277,20 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   void read_features();
   void configure();  // docs/hardware/dwmac.md §6.1 steps 4-11, rings already laid out
   void program_speed();
+  // TE and RE off, then a bounded wait for MAC_DEBUG to show both protocol
+  // engines idle (the frame in progress each way finishes; frames behind
+  // it wait in the MTL and leave at the new speed).
+  void stop_mac();
+  void start_mac();
   void set_interrupts(std::uint32_t enable);
+  // self_test.cc: once, the first time the core is out of reset.
+  void run_self_test();
+  // register_dump.cc (BoardParams::debug).
+  void dump_dma_setup() const;
+  void dump_tx_state() const;
+  // At each link poll: counts a TX timeout (frames in flight, none
+  // completed since the last poll) and reports the first.
+  void check_tx_progress();
   // Reads and acknowledges DMA_CH0_STATUS; recovers from a fatal bus error.
   // True if the caller has something to look at.
   Result<bool> service();
@@ -334,6 +373,10 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   bool attached_ = false;
   bool core_ready_ = false;
   bool rings_ready_ = false;  // laid out for the next configure() (fresh, or kept by recover())
+  SelfTest self_test_ = SelfTest::kNotRun;
+  bool self_test_tried_ = false;
+  std::uint32_t tx_clean_at_poll_ = 0;  // tx_clean_ at the last link poll
+  bool tx_in_flight_at_poll_ = false;   // frames were in flight then
 };
 
 static_assert(hal::Nic<Dwmac>);

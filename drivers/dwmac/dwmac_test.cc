@@ -10,8 +10,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "drivers/dwmac/model/dma_region.h"
@@ -19,8 +21,10 @@
 #include "drivers/dwmac/registers.h"
 #include "drivers/irq/irq.h"
 #include "drivers/irq/plic.h"
+#include "kernel/async/as_task.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/test_support.h"
+#include "kernel/async/timeout.h"
 #include "kernel/mem/page_allocator.h"
 #include "kernel/testing/frames.h"
 
@@ -76,6 +80,7 @@ class DwmacTest : public ::testing::Test, public async::testing::RuntimeFixture 
   Result<void> start(DwmacModel::Options options = jh7110(), Dwmac::BoardParams params = {},
                      std::uint64_t link_wait_ns = 1'000'000'000, std::uint32_t irq = 0) {
     model_ = std::make_unique<DwmacModel>(*region_, options);
+    if (prepare_) prepare_(*model_);
     model_->on_interrupt_line([this, irq](bool up) {
       if (!up) return;
       ++line_raised_;
@@ -118,6 +123,15 @@ class DwmacTest : public ::testing::Test, public async::testing::RuntimeFixture 
   }
 
   Result<void> wait() { return executor_.block_on(driver_.wait_for_work()); }
+  // wait_for_work() through `polls` link polls (it returns only for work;
+  // a stalled transmitter is none), each wait cut off after 0.6 s.
+  void wait_through_link_polls(int polls) {
+    for (int i = 0; i < polls; ++i) {
+      const auto r = executor_.block_on(
+          async::as_task(async::with_timeout(driver_.wait_for_work(), 600'000'000)));
+      ASSERT_TRUE(r.ok() || r.error() == Error::kTimedOut);
+    }
+  }
 
   static constexpr std::uint32_t kContext = 1;
   static constexpr std::uintptr_t kClaim = 0x200004 + 0x1000 * kContext;
@@ -128,13 +142,18 @@ class DwmacTest : public ::testing::Test, public async::testing::RuntimeFixture 
   std::unique_ptr<DwmacModel> model_;
   std::vector<std::vector<std::byte>> sent_;
   int line_raised_ = 0;
+  // Runs on the fresh model before the driver's init() (fault injection).
+  std::function<void(DwmacModel&)> prepare_;
   Dwmac driver_;
 };
 
 // docs/hardware/dwmac.md §6.1 init sequence, as the registers show it afterwards.
 // The PHY wiring is the board's (platform/star64/gmac0.h): a YT8531 adding
 // 1500 ps to RX, as the Star64's device tree asks.
-constexpr Dwmac::BoardParams kYt8531RxDelay{.phy = {.rx_delay_ps = 1500}};
+constexpr Dwmac::BoardParams kYt8531RxDelay{.phy = {.rx_delay_ps = 1500}, .self_test = false};
+// Tests that count ring slots from a fresh ring: the self-test's frame
+// would take the first slot each way (its own tests are below).
+constexpr Dwmac::BoardParams kNoSelfTest{.self_test = false};
 
 TEST_F(DwmacTest, InitProgramsTheRegisters) {
   ASSERT_TRUE(start(jh7110(), kYt8531RxDelay).ok());
@@ -344,7 +363,7 @@ TEST_F(DwmacTest, ChecksumOffloadCanBeTurnedOff) {
 }
 
 TEST_F(DwmacTest, SingleAndBatchedFramesBothWays) {
-  ASSERT_TRUE(start().ok());
+  ASSERT_TRUE(start(jh7110(), kNoSelfTest).ok());
   ASSERT_EQ(model_->receive_from_wire(frame_of(1, 60)), DwmacModel::RxOutcome::kDelivered);
   auto got = drain();
   ASSERT_EQ(got.size(), 1u);
@@ -754,7 +773,7 @@ TEST_F(DwmacTest, SecondInitReusesTheMemory) {
 // IPv4/UDP with zero checksums: CIC = 11 makes the MAC (model) insert both;
 // a received frame with a bad UDP checksum is counted (IPC) and delivered.
 TEST_F(DwmacTest, ChecksumOffload) {
-  ASSERT_TRUE(start().ok());
+  ASSERT_TRUE(start(jh7110(), kNoSelfTest).ok());
   const auto f = udp_frame();
   std::span<const std::byte> one[] = {f};
   ASSERT_EQ(*driver_.transmit(one), 1u);
@@ -938,7 +957,7 @@ TEST_F(DwmacTest, TransmitGatherSendsFragmentsBackToBack) {
 // as it was rewritten there, and a buffer released while the DMA still owns
 // its TX descriptor is re-armed for RX only after the descriptor completes.
 TEST_F(DwmacTest, InPlaceTransmitLendsTheRxBufferUntilItIsSent) {
-  ASSERT_TRUE(start().ok());
+  ASSERT_TRUE(start(jh7110(), kNoSelfTest).ok());
   for (std::uint32_t i = 0; i < 2; ++i) {
     ASSERT_EQ(model_->receive_from_wire(frame_of(i, 60 + i)), DwmacModel::RxOutcome::kDelivered);
   }
@@ -1000,6 +1019,255 @@ TEST_F(DwmacTest, FatalBusErrorKeepsInPlaceFramesAndTheirLoans) {
     ASSERT_EQ(model_->receive_from_wire(frame_of(i, 64)), DwmacModel::RxOutcome::kDelivered);
   }
   EXPECT_EQ(drain().size(), 255u);
+}
+
+}  // namespace
+}  // namespace starling::dwmac
+
+namespace starling::dwmac {
+namespace {
+
+// The link's life as Linux's stmmac lives it (phylink: mac_link_down clears
+// TE and RE, mac_link_up writes the speed and then sets them): 1000 -> 100
+// -> 10 -> 1000 with frames both ways at each speed, then the cable pulled
+// under traffic and plugged back. The model counts every MAC_CONFIGURATION
+// write that changes PS, FES or DM with TE or RE set, and damages the next
+// frame each way: the driver that wrote the speed under running engines
+// fails here.
+TEST_F(DwmacTest, LinkChangesTurnTheEnginesOffBeforeTheSpeedChanges) {
+  ASSERT_TRUE(start().ok());
+  ASSERT_EQ(driver_.link(), hal::LinkState::kUp);
+  using namespace reg;
+  const auto traffic = [&](std::uint32_t n) {
+    const auto f = frame_of(n, 200);
+    std::span<const std::byte> one[] = {f};
+    const std::size_t sent_before = sent_.size();
+    ASSERT_EQ(*driver_.transmit(one), 1u);
+    ASSERT_EQ(sent_.size(), sent_before + 1);
+    EXPECT_EQ(sent_.back(), f);
+    ASSERT_EQ(model_->receive_from_wire(f), DwmacModel::RxOutcome::kDelivered);
+    const auto got = drain();
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], f);
+  };
+  const auto relink = [&](PhyModel::Speed speed, bool full) {
+    model_->phy().set_link(false);
+    ASSERT_TRUE(driver_.poll_link().ok());
+    ASSERT_EQ(driver_.link(), hal::LinkState::kDown);
+    model_->phy().set_link(true, speed, full);
+    for (int i = 0; i < 10 && driver_.link() == hal::LinkState::kDown; ++i) {
+      ASSERT_TRUE(driver_.poll_link().ok());
+    }
+    ASSERT_EQ(driver_.link(), hal::LinkState::kUp);
+  };
+  traffic(1);
+  const std::uint32_t at_1000 = reg(kMacConfiguration);
+
+  // Down: the engines off, the speed left as it was (not forced to 1000).
+  model_->phy().set_link(false);
+  ASSERT_TRUE(driver_.poll_link().ok());
+  EXPECT_EQ(reg(kMacConfiguration) & (mac_config::kTe | mac_config::kRe), 0u);
+  EXPECT_EQ(reg(kMacConfiguration) & mac_config::kSpeedMask, at_1000 & mac_config::kSpeedMask);
+  model_->phy().set_link(true, PhyModel::Speed::k100, true);
+  for (int i = 0; i < 10 && driver_.link() == hal::LinkState::kDown; ++i) {
+    ASSERT_TRUE(driver_.poll_link().ok());
+  }
+  EXPECT_EQ(
+      reg(kMacConfiguration) & (mac_config::kSpeedMask | mac_config::kTe | mac_config::kRe),
+      mac_config::kPs | mac_config::kFes | mac_config::kDm | mac_config::kTe | mac_config::kRe);
+  traffic(2);
+  relink(PhyModel::Speed::k10, false);
+  EXPECT_EQ(reg(kMacConfiguration) & mac_config::kSpeedMask, mac_config::kPs);
+  traffic(3);
+  relink(PhyModel::Speed::k1000, true);
+  EXPECT_EQ(reg(kMacConfiguration) & mac_config::kSpeedMask, mac_config::kDm);
+  traffic(4);
+
+  // Pulled under traffic: frames accepted while the link is down wait in
+  // the MTL and leave once it is back; none is damaged.
+  model_->phy().set_link(false);
+  ASSERT_TRUE(driver_.poll_link().ok());
+  const auto queued = frame_of(5, 300);
+  std::span<const std::byte> one[] = {queued};
+  const std::size_t sent_before = sent_.size();
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  EXPECT_EQ(sent_.size(), sent_before);
+  model_->phy().set_link(true, PhyModel::Speed::k100, true);
+  for (int i = 0; i < 10 && driver_.link() == hal::LinkState::kDown; ++i) {
+    ASSERT_TRUE(driver_.poll_link().ok());
+  }
+  ASSERT_EQ(sent_.size(), sent_before + 1);
+  EXPECT_EQ(sent_.back(), queued);
+  traffic(6);
+
+  EXPECT_EQ(model_->counters().speed_changes_while_enabled, 0u);
+  EXPECT_EQ(model_->counters().frames_damaged_by_speed_change, 0u);
+  EXPECT_EQ(driver_.driver_stats().mac_stop_timeouts, 0u);
+}
+
+// The model's rule itself, as the driver above must never meet it: a
+// speed change with the engines on damages the next frame each way.
+TEST_F(DwmacTest, ASpeedChangeUnderRunningEnginesDamagesTheNextFrames) {
+  ASSERT_TRUE(start(jh7110(), kNoSelfTest).ok());
+  using namespace reg;
+  const std::uint32_t config = reg(kMacConfiguration);
+  ASSERT_NE(config & mac_config::kTe, 0u);
+  model_->write32(kMacConfiguration,
+                  (config & ~mac_config::kSpeedMask) | mac_config::kPs | mac_config::kDm);
+  EXPECT_EQ(model_->counters().speed_changes_while_enabled, 1u);
+  const auto f = frame_of(1, 100);
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  EXPECT_TRUE(sent_.empty());  // cut on the wire
+  ASSERT_EQ(model_->receive_from_wire(f), DwmacModel::RxOutcome::kDelivered);
+  EXPECT_TRUE(drain().empty());  // a CRC error: counted and dropped
+  EXPECT_EQ(driver_.driver_stats().rx_crc_errors, 1u);
+  EXPECT_EQ(model_->counters().frames_damaged_by_speed_change, 2u);
+}
+
+// The first-power-on self-test: one frame out through the TX ring and
+// back through the RX ring by MAC loopback, with both checksums inserted;
+// nothing reaches the wire, the traffic counters stay at 0 and the next
+// frames use the rings as if nothing had happened.
+TEST_F(DwmacTest, SelfTestPassesThroughTheRealRingsAndLeavesNoTrace) {
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(start().ok());
+  const std::string console = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(console.find("dwmac: self-test passed: a 128-byte frame through MAC loopback, TX "
+                         "descriptor 0 and RX descriptor 0 written back, payload intact, IPv4 "
+                         "and UDP checksums inserted (the RX engine agrees)\r\n"),
+            std::string::npos)
+      << console;
+  EXPECT_EQ(driver_.self_test_result(), Dwmac::SelfTest::kPassed);
+  EXPECT_EQ(driver_.stats().selftests_passed, 1u);
+  EXPECT_EQ(driver_.stats().selftests_failed, 0u);
+  EXPECT_EQ(driver_.stats().tx_frames, 0u);
+  EXPECT_EQ(driver_.stats().rx_frames, 0u);
+  EXPECT_EQ(model_->counters().tx_looped_back, 1u);
+  EXPECT_EQ(model_->counters().tx_checksums_inserted, 1u);
+  EXPECT_TRUE(sent_.empty());
+  using namespace reg;
+  EXPECT_EQ(reg(kMacConfiguration) & mac_config::kLm, 0u);
+  // Traffic after it: both ways, in the next slots.
+  const auto f = frame_of(7, 90);
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0], f);
+  ASSERT_EQ(model_->receive_from_wire(f), DwmacModel::RxOutcome::kDelivered);
+  const auto got = drain();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], f);
+  EXPECT_EQ(driver_.stats().tx_frames, 1u);
+  EXPECT_EQ(driver_.stats().rx_frames, 1u);
+}
+
+TEST_F(DwmacTest, SelfTestCanBeTurnedOff) {
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(start(jh7110(), kNoSelfTest).ok());
+  const std::string console = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(console.find("dwmac: self-test skipped (selftest=off)\r\n"), std::string::npos);
+  EXPECT_EQ(driver_.self_test_result(), Dwmac::SelfTest::kNotRun);
+  EXPECT_EQ(model_->counters().tx_looped_back, 0u);
+}
+
+// Each broken step of the data path makes the self-test say which step
+// and what the hardware showed; the boot goes on and the port works
+// afterwards (the core reset, the rings laid out afresh).
+struct InjectedFault {
+  DwmacModel::DmaFault fault;
+  const char* line;  // what the console must show
+};
+
+class DwmacSelfTestFaultTest : public DwmacTest,
+                               public ::testing::WithParamInterface<InjectedFault> {};
+
+TEST_P(DwmacSelfTestFaultTest, ReportsWhatFailedAndCarriesOn) {
+  prepare_ = [](DwmacModel& model) { model.inject_dma_fault(GetParam().fault); };
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(start().ok());
+  const std::string console = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(console.find(GetParam().line), std::string::npos) << console;
+  EXPECT_NE(console.find("; carrying on\r\n"), std::string::npos) << console;
+  EXPECT_EQ(model_->counters().dma_faults_injected, 1u);
+  EXPECT_EQ(driver_.self_test_result(), Dwmac::SelfTest::kFailed);
+  EXPECT_EQ(driver_.stats().selftests_failed, 1u);
+  EXPECT_EQ(driver_.stats().selftests_passed, 0u);
+  EXPECT_EQ(driver_.stats().tx_drops, 0u);
+  EXPECT_EQ(driver_.link(), hal::LinkState::kUp);
+  // The port works.
+  const auto f = frame_of(9, 120);
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ASSERT_EQ(sent_.size(), 1u);
+  EXPECT_EQ(sent_[0], f);
+  ASSERT_EQ(model_->receive_from_wire(f), DwmacModel::RxOutcome::kDelivered);
+  const auto got = drain();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], f);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, DwmacSelfTestFaultTest,
+    ::testing::Values(
+        InjectedFault{DwmacModel::DmaFault::kTxDescriptorStale,
+                      "dwmac: self-test FAILED: TX descriptor 0 not written back in 10 ms (TDES3 "
+                      "0xb0030080, DMA_CH0_STATUS 0x4, DMA_DEBUG_STATUS0 0x6300)"},
+        InjectedFault{DwmacModel::DmaFault::kRxWritebackDropped,
+                      "dwmac: self-test FAILED: RX descriptor 0 not written back in 10 ms (RDES3 "
+                      "0xc1000000, DMA_CH0_STATUS 0x"},
+        InjectedFault{DwmacModel::DmaFault::kRxBufferStale,
+                      "dwmac: self-test FAILED: RX buffer 0: 123 of 128 bytes differ, the first "
+                      "at byte 0 (sent 0x6c, received 0xee: never written)"}));
+
+// starling.gmac=debug: the DMA set-up read back at init, and at the first
+// TX timeout (frames in flight, none completed over a link poll) the DMA's
+// state. A stalled transmitter is counted at each poll it stays stalled.
+TEST_F(DwmacTest, DebugDumpsTheDmaSetupAndTheFirstTxTimeout) {
+  Dwmac::BoardParams params;
+  params.debug = true;
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(start(jh7110(), params).ok());
+  std::string console = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(console.find("dwmac: debug: DMA read back: DMA_MODE 0x80000 DMA_SYSBUS_MODE 0x303000f "
+                         "DMA_CH0_CONTROL 0x0 DMA_CH0_TX_CONTROL 0x200011"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("dwmac: debug: MAC read back: MAC_CONFIGURATION "), std::string::npos);
+
+  model_->set_tx_stall(true);
+  const auto f = frame_of(1, 100);
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ::testing::internal::CaptureStdout();
+  wait_through_link_polls(3);
+  console = ::testing::internal::GetCapturedStdout();
+  EXPECT_GE(driver_.driver_stats().tx_timeouts, 1u);
+  EXPECT_NE(console.find("dwmac: TX timeout: 1 frames in flight, none sent for 0.5 s\r\n"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("dwmac: debug: TX state: DMA_CH0_STATUS "), std::string::npos);
+  EXPECT_NE(console.find("dwmac: debug: TX ring: next to clean 1, next to fill 2"),
+            std::string::npos)
+      << console;
+  model_->set_tx_stall(false);
+  ASSERT_EQ(sent_.size(), 1u);
+}
+
+// Without debug a stall is still counted and said, once, without the dump.
+TEST_F(DwmacTest, TxTimeoutIsCountedWithoutDebug) {
+  ASSERT_TRUE(start().ok());
+  model_->set_tx_stall(true);
+  const auto f = frame_of(1, 100);
+  std::span<const std::byte> one[] = {f};
+  ASSERT_EQ(*driver_.transmit(one), 1u);
+  ::testing::internal::CaptureStdout();
+  wait_through_link_polls(3);
+  const std::string console = ::testing::internal::GetCapturedStdout();
+  EXPECT_GE(driver_.driver_stats().tx_timeouts, 1u);
+  EXPECT_NE(console.find("(starling.gmac=debug shows the DMA's state)"), std::string::npos)
+      << console;
+  EXPECT_EQ(console.find("debug: TX state"), std::string::npos);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ inline constexpr std::uint32_t kMacConfiguration = 0x000;
 namespace mac_config {
 inline constexpr std::uint32_t kRe = bit(0);    // receiver enable
 inline constexpr std::uint32_t kTe = bit(1);    // transmitter enable
+inline constexpr std::uint32_t kLm = bit(12);   // loopback: TX engine into RX engine
 inline constexpr std::uint32_t kDm = bit(13);   // full duplex
 inline constexpr std::uint32_t kFes = bit(14);  // speed: 100 (with PS) / 2500
 inline constexpr std::uint32_t kPs = bit(15);   // port select: 10/100
@@ -50,6 +51,13 @@ inline constexpr std::uint32_t kRxq0EnableGeneric = 2;
 inline constexpr std::uint32_t kMacInterruptStatus = 0x0B0;
 inline constexpr std::uint32_t kMacInterruptEnable = 0x0B4;
 inline constexpr std::uint32_t kMacVersion = 0x110;
+// MAC_DEBUG: RPESTS (0) and TPESTS (16), the MII receive and transmit
+// protocol engines busy (Linux's dwmac4_debug reads the same bits).
+inline constexpr std::uint32_t kMacDebug = 0x114;
+namespace mac_debug {
+inline constexpr std::uint32_t kRpests = bit(0);
+inline constexpr std::uint32_t kTpests = bit(16);
+}  // namespace mac_debug
 inline constexpr std::uint32_t kSnpsVerMask = 0xFF;  // 7:0 SNPSVER
 inline constexpr std::uint32_t kMacHwFeature0 = 0x11C;
 namespace hw_feature0 {
@@ -170,6 +178,9 @@ constexpr std::uint32_t wr_osr_limit(std::uint32_t n) {
 }
 }  // namespace sysbus
 inline constexpr std::uint32_t kDmaInterruptStatus = 0x1008;
+// DMA_DEBUG_STATUS0: 11:8 RPS0 and 15:12 TPS0, channel 0's receive and
+// transmit process states (0 stopped; the rest docs/hardware/dwmac.md §4.1).
+inline constexpr std::uint32_t kDmaDebugStatus0 = 0x100C;
 
 inline constexpr std::uint32_t kDmaCh0Control = 0x1100;
 namespace ch_control {
@@ -208,6 +219,8 @@ inline constexpr std::uint32_t kDmaCh0InterruptEnable = 0x1134;
 inline constexpr std::uint32_t kDmaCh0RxWatchdog = 0x1138;
 inline constexpr std::uint32_t kDmaCh0CurrentTxDesc = 0x1144;
 inline constexpr std::uint32_t kDmaCh0CurrentRxDesc = 0x114C;
+inline constexpr std::uint32_t kDmaCh0CurrentTxBuffer = 0x1154;
+inline constexpr std::uint32_t kDmaCh0CurrentRxBuffer = 0x115C;
 inline constexpr std::uint32_t kDmaCh0Status = 0x1160;
 inline constexpr std::uint32_t kDmaCh0MissFrameCount = 0x1164;
 

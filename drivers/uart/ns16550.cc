@@ -12,6 +12,9 @@ constexpr std::uint32_t kFcrClearTx = 0x04;
 
 constexpr std::uint32_t kIerRxAvailable = 0x01;  // ERBFI: received data available
 
+constexpr std::uint32_t kIirIdMask = 0x0F;
+constexpr std::uint32_t kIirBusyDetect = 0x07;  // DesignWare: LCR written while busy
+
 constexpr std::uint32_t kLsrDataReady = 0x01;  // DR: a byte waits in RBR / the RX FIFO
 constexpr std::uint32_t kLsrThre = 0x20;       // transmit holding register (or FIFO) has room
 constexpr std::uint32_t kLsrTemt = 0x40;       // transmitter idle: FIFO and shift register empty
@@ -56,7 +59,7 @@ void Ns16550::init() {
   // cut it off, and the DW-APB UART ignores LCR writes while it is busy.
   flush();
   // LCR first: with DLAB clear, index 1 is IER rather than the divisor's high byte.
-  write_reg(Reg::kLcr, kLcr8N1);
+  write_lcr(kLcr8N1);
   write_reg(Reg::kIer, 0);  // polled until the PLIC driver takes interrupts
   write_reg(Reg::kFcr, kFcrEnable | kFcrClearRx | kFcrClearTx);
 }
@@ -73,11 +76,34 @@ bool Ns16550::set_baud(std::uint32_t clock_hz, std::uint32_t baud) {
   }
   flush();  // a divisor change mid-byte garbles it, and DW-APB ignores LCR while busy
   const std::uint32_t lcr = read(Reg::kLcr) & ~kLcrDlab;
-  write_reg(Reg::kLcr, lcr | kLcrDlab);
+  write_lcr(lcr | kLcrDlab);
   write_reg(Reg::kDll, static_cast<std::uint32_t>(divisor & 0xFF));
   write_reg(Reg::kDlm, static_cast<std::uint32_t>(divisor >> 8));
-  write_reg(Reg::kLcr, lcr);
+  write_lcr(lcr);
   return true;
+}
+
+// A 16550 takes an LCR write as it comes. A DesignWare UART ignores one
+// while busy (a character in its shift registers, either way: a flush
+// cannot stop a byte arriving) and latches busy detect instead, so as
+// Linux's dw8250_check_lcr does: read it back, and until it took, clear the
+// FIFOs and RBR (dw8250_force_idle) and write again; USR is read each time
+// to clear the busy detect the refused write latched.
+void Ns16550::write_lcr(std::uint32_t value) {
+  write_reg(Reg::kLcr, value);
+  if (!config_.designware) return;
+  for (unsigned tries = 1;; ++tries) {
+    if ((read(Reg::kLcr) & 0xFF) == (value & 0xFF)) return;
+    (void)read(Reg::kUsr);
+    ++stats_.busy_detects;
+    if (tries == kLcrTries) {
+      ++stats_.lcr_write_failures;
+      return;
+    }
+    write_reg(Reg::kFcr, kFcrEnable | kFcrClearRx | kFcrClearTx);
+    (void)read(Reg::kRbr);
+    write_reg(Reg::kLcr, value);
+  }
 }
 
 void Ns16550::set_rx_interrupt(bool enabled) {
@@ -86,6 +112,13 @@ void Ns16550::set_rx_interrupt(bool enabled) {
 }
 
 std::size_t Ns16550::receive(std::span<char> out) {
+  // Busy detect holds the interrupt line high until USR is read (8250_dw's
+  // dw8250_handle_irq): whoever took the interrupt would otherwise take it
+  // again at once, for ever.
+  if (config_.designware && (read(Reg::kIir) & kIirIdMask) == kIirBusyDetect) {
+    (void)read(Reg::kUsr);
+    ++stats_.busy_detects;
+  }
   std::size_t count = 0;
   while (count < out.size() && (read(Reg::kLsr) & kLsrDataReady) != 0) {
     out[count++] = static_cast<char>(read(Reg::kRbr) & 0xFF);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "drivers/uart/model/dw_apb_uart_model.h"
+
 #include <array>
 #include <cstdint>
 
@@ -183,6 +185,114 @@ TEST(Ns16550Test, ReceiveReadsRbrWhileDataReadyUpToTheBuffer) {
   EXPECT_EQ(out[0], 'k');
   EXPECT_EQ(out[2], 'k');
   EXPECT_EQ(dev.uart().receive(std::span<char>()), 0u);
+}
+
+}  // namespace
+}  // namespace starling
+
+// The JH7110's DesignWare APB UART (drivers/uart/model): an LCR write while
+// it is busy is ignored and latches busy detect, an interrupt IER cannot
+// mask and only a USR read clears.
+namespace starling {
+namespace {
+
+Ns16550 dw_uart(model::DwApbUartModel& model, bool designware) {
+  return Ns16550({.base = 0x1000'0000,
+                  .reg_shift = 2,
+                  .reg_io_width = 4,
+                  .designware = designware,
+                  .model = &model});
+}
+
+// What the console's RX task does: an interrupt comes, it reads, and the
+// interrupt must be gone. Returns the wake-ups it took for `bytes` received
+// bytes, up to `limit` (reaching it: wedged).
+int wake_ups_until_quiet(Ns16550& uart, model::DwApbUartModel& model, int limit) {
+  int wake_ups = 0;
+  char buffer[16];
+  while (model.interrupt_line() && wake_ups < limit) {
+    ++wake_ups;
+    (void)uart.receive(buffer);
+  }
+  return wake_ups;
+}
+
+// A 16550 driver that knows nothing of busy detect: the LCR write at init
+// finds a byte still arriving, is ignored and latches busy detect; the RX
+// interrupt then never goes away. This is the wedge the DesignWare code
+// below exists for.
+TEST(DwApbUartTest, ADriverThatNeverReadsUsrWedges) {
+  model::DwApbUartModel model;
+  Ns16550 uart = dw_uart(model, /*designware=*/false);
+  model.set_busy_for(1);
+  uart.init();
+  EXPECT_NE(model.lcr(), 0x03u);  // 8N1 never took
+  uart.set_rx_interrupt(true);
+  EXPECT_TRUE(model.interrupt_line());
+  EXPECT_EQ(wake_ups_until_quiet(uart, model, 1000), 1000);  // wedged
+  EXPECT_EQ(model.counters().usr_reads, 0u);
+}
+
+TEST(DwApbUartTest, TheDesignWareDriverRetriesLcrAndClearsBusyDetect) {
+  model::DwApbUartModel model;
+  Ns16550 uart = dw_uart(model, /*designware=*/true);
+  model.set_busy_for(3);  // three tries meet a busy UART
+  uart.init();
+  EXPECT_EQ(model.lcr(), 0x03u);  // 8N1 took on the fourth write
+  EXPECT_EQ(model.counters().lcr_writes_refused, 3u);
+  EXPECT_FALSE(model.busy_detect_latched());
+  EXPECT_EQ(uart.stats().busy_detects, 3u);
+  EXPECT_EQ(uart.stats().lcr_write_failures, 0u);
+  uart.set_rx_interrupt(true);
+  EXPECT_FALSE(model.interrupt_line());
+  // A byte arrives: one wake-up reads it and the line drops.
+  model.receive('a');
+  char buffer[4];
+  ASSERT_TRUE(model.interrupt_line());
+  EXPECT_EQ(uart.receive(buffer), 1u);
+  EXPECT_EQ(buffer[0], 'a');
+  EXPECT_FALSE(model.interrupt_line());
+}
+
+// Busy detect latched by someone else's LCR write (firmware, a baud change
+// racing a received byte): the interrupt it raises is cleared by the next
+// receive(), the one the console's interrupt runs.
+TEST(DwApbUartTest, ALatchedBusyDetectIsClearedByTheInterruptsRead) {
+  model::DwApbUartModel model;
+  Ns16550 uart = dw_uart(model, /*designware=*/true);
+  uart.init();
+  uart.set_rx_interrupt(true);
+  model.set_busy_for(1);
+  model.write32(0x0C, 0x1B);  // an LCR write while busy: refused, latched
+  ASSERT_TRUE(model.busy_detect_latched());
+  EXPECT_EQ(wake_ups_until_quiet(uart, model, 1000), 1);
+  EXPECT_FALSE(model.interrupt_line());
+  EXPECT_EQ(model.lcr(), 0x03u);
+}
+
+// A UART that never stops being busy: the LCR write gives up after
+// kLcrTries, counted, instead of spinning for ever.
+TEST(DwApbUartTest, AUartBusyForEverEndsTheLcrRetries) {
+  model::DwApbUartModel model;
+  Ns16550 uart = dw_uart(model, /*designware=*/true);
+  model.set_busy_for(5000);
+  uart.init();
+  EXPECT_EQ(uart.stats().lcr_write_failures, 1u);
+  EXPECT_EQ(model.counters().lcr_writes_refused, Ns16550::kLcrTries);
+}
+
+// QEMU's ns16550a path is unchanged: no IIR or USR read, ever.
+TEST(DwApbUartTest, The16550PathReadsNeitherIirNorUsr) {
+  model::DwApbUartModel model;
+  Ns16550 uart = dw_uart(model, /*designware=*/false);
+  uart.init();
+  uart.set_rx_interrupt(true);
+  model.receive('x');
+  char buffer[4];
+  EXPECT_EQ(uart.receive(buffer), 1u);
+  EXPECT_TRUE(uart.set_baud(24'000'000, 115'200));
+  EXPECT_EQ(model.counters().usr_reads, 0u);
+  EXPECT_EQ(model.counters().iir_reads, 0u);
 }
 
 }  // namespace

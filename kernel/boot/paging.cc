@@ -200,8 +200,15 @@ Result<PagingSummary> enable_paging(unsigned long dtb) {
   if (auto built = build(tables, dtb); !built.ok()) return Unexpected(built.error());
   for (const Region& region : layout.regions()) print_region(region);
   riscv::set_page_fault_describer(&describe);
-  // Identity-mapped, so the next instruction's address means the same
-  // thing after the write; the fence drops any translation cached before.
+  // A fence on each side of the satp write, as Linux does (head.S fences
+  // before loading the trampoline table because setup_vm() "just wrote
+  // these PTEs"; local_flush_tlb_all() after). Before: the page-table walker's
+  // implicit reads are not ordered after our stores to the tables by
+  // anything else in RVWMO (the privileged spec orders them only through
+  // sfence.vma), so a hart could walk a table it has not yet seen written.
+  // After: drops any translation cached before. Identity-mapped, so the
+  // next instruction's address means the same thing after the write.
+  asm volatile("sfence.vma zero, zero" ::: "memory");
   riscv::csr_write<riscv::Csr::kSatp>(tables.satp());
   asm volatile("sfence.vma zero, zero" ::: "memory");
   PagingSummary summary;

@@ -90,6 +90,10 @@ struct NicStats {
   std::uint64_t rx_filter_updates = 0;    // the NIC's multicast filter programmed
   std::uint64_t rx_filter_fallbacks = 0;  // ... left passing all multicast instead (too many
                                           // groups, the device refused or never answered)
+  // Self-tests of the data path the driver ran (a DWMAC's loopback frame
+  // at first power-on), by outcome. A driver without one leaves both 0.
+  std::uint64_t selftests_passed = 0;
+  std::uint64_t selftests_failed = 0;
 };
 
 // Which driver buffer a received frame lives in; give it back with release().

@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "kernel/lib/result.h"
 #include "kernel/metrics/registry.h"
@@ -81,6 +82,16 @@ Result<void> register_netif_metrics(metrics::Registry& registry, Netif<N, kRxPoo
   };
   for (const auto& e : nic_entries) {
     if (auto ok = registry.add(e.spec, e.value); !ok.ok()) return ok;
+  }
+  // The data-path self-test (a DWMAC's loopback frame at first power-on):
+  // one family, the outcome a label.
+  for (const auto& [result, value] :
+       {std::pair{"passed", &nic.selftests_passed}, std::pair{"failed", &nic.selftests_failed}}) {
+    SampleSpec s = spec("starling_nic_selftests_total",
+                        "Data-path self-tests the NIC driver ran, by result.", "");
+    s.labels[1] = {"result", result};
+    s.label_count = 2;
+    if (auto ok = registry.add(s, value); !ok.ok()) return ok;
   }
 
   const NetifStats& ns = netif.stats();

@@ -23,7 +23,9 @@ namespace {
 // UART0 is a DW-APB UART: reg-shift 2, and it answers only 32-bit accesses.
 // U-Boot leaves it clocked, out of reset and at 115200 baud from its 24 MHz
 // clock, so init() does not touch the divisor.
-constinit Ns16550 uart({.base = jh7110::kUart0Base, .reg_shift = 2, .reg_io_width = 4});
+// The JH7110's UART0 is a DesignWare APB UART (snps,dw-apb-uart): busy detect.
+constinit Ns16550 uart(
+    {.base = jh7110::kUart0Base, .reg_shift = 2, .reg_io_width = 4, .designware = true});
 constexpr std::uint32_t kUartIrq = 32;
 
 // DT /cpus/timebase-frequency (also U-Boot's RISCV_SMODE_TIMER_FREQ). The U74

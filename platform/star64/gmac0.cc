@@ -173,16 +173,51 @@ void wait_for_link(dwmac::Dwmac& gmac, const Gmac0Setup& setup) {
   print(" s: check the cable; carrying on (the link is polled every 0.5 s)\n");
 }
 
+void print_words(const mmio::Registers& block, std::initializer_list<std::uint32_t> offsets) {
+  for (std::uint32_t offset : offsets) {
+    print(" ");
+    console::print_hex(offset);
+    print("=");
+    console::print_hex(block.read(offset));
+  }
+}
+
+// starling.gmac=debug: GMAC0's clock, reset and mode words (the ones
+// jh7110_clocks.cc writes, and GMAC_PHY beside them), two lines.
+void print_bring_up_words(const jh7110::Gmac0Blocks& blocks, const char* when) {
+  print("star64: debug: ");
+  print(when);
+  print(": AONCRG");
+  print_words(blocks.aon_crg, {jh7110::kAonGmac0Ahb, jh7110::kAonGmac0Axi, 0x10,
+                               jh7110::kAonGmac0Tx, jh7110::kAonGmac0TxInv, jh7110::kAonGmac0Rx,
+                               jh7110::kAonResetAssert, jh7110::kAonResetStatus});
+  print("\n");
+  print("star64: debug: ");
+  print(when);
+  print(": SYSCRG");
+  print_words(blocks.sys_crg, {jh7110::kSysGmac0GtxClk, jh7110::kSysGmac0Ptp, jh7110::kSysGmacPhy,
+                               jh7110::kSysGmac0Gtxc});
+  print("; AON syscon");
+  print_words(blocks.aon_syscon, {jh7110::kAonSysconGmac0Mode});
+  print("\n");
+}
+
 }  // namespace
 
 Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageAllocator& pages) {
+  // The parameters first: `debug` asks for the clock words before they change.
+  const GmacChoice dma = choose_gmac_params(setup.tree, setup.params);
+  if (dma.params.debug) print_bring_up_words(setup.blocks, "before bring-up");
   if (auto ok = jh7110::gmac0_bring_up(setup.blocks); !ok.ok()) {
-    print("star64: GMAC0 reset did not release (AONCRG 0x3C bits 0-1 stayed 0)\n");
+    if (dma.params.debug) print_bring_up_words(setup.blocks, "after a failed bring-up");
+    print(
+        "star64: GMAC0 reset did not release (AONCRG 0x3C bits 0-1 never showed it released, or "
+        "the AXI reset never showed asserted)\n");
     return ok;
   }
+  if (dma.params.debug) print_bring_up_words(setup.blocks, "after bring-up");
   const MacChoice mac = choose_mac(setup.tree);
   print_mac(mac);
-  const GmacChoice dma = choose_gmac_params(setup.tree, setup.params);
   if (dma.error != GmacError::kNone) print_gmac_refusal(dma);
   const dwmac::Dwmac::Config config{.base = setup.base,
                                     .irq = setup.irq,

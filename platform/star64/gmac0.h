@@ -17,9 +17,10 @@ namespace starling::board {
 inline constexpr std::uintptr_t kGmac0Base = jh7110::kGmac0Base;
 inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 
-// DMA bursts: sDDF's TxPBL = RxPBL = 32 beats without PBLx8. The seed's
-// patch set PBLx8 with TxPBL 2 / RxPBL 8 (16 and 64 beats); sDDF, the field's
-// reference on this board, later settled on 32/32. 32 beats of the 64-bit AXI
+// DMA bursts: TxPBL = RxPBL = 32 beats without PBLx8, Starling's choice. The
+// seed's patch set PBLx8 with TxPBL 2 / RxPBL 8 (16 and 64 beats); the sDDF
+// driver that could be read writes no PBL at all (docs/hardware/dwmac.md
+// §7.4, corrected in issue 46), so it settles nothing. 32 beats of the 64-bit AXI
 // are 256 bytes, well inside the 2 KiB TX and RX FIFOs, and equal bursts do
 // not favour RX over TX. The alternative is one edit:
 // {.tx_pbl = 2, .rx_pbl = 8, .pbl_x8 = true}. (Linux uses 16 without x8,

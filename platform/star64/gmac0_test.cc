@@ -677,6 +677,75 @@ TEST_F(Gmac0Test, BringUpSequenceMatchesTheGoldenRecord) {
   EXPECT_GT(record.size(), 40u);
 }
 
+// Issue 46: the first power-on's self-test on the Star64's bring-up path
+// (the RGMII timing measured on the board; loopback never crosses it), its
+// console line, and `selftest=off`.
+TEST_F(Gmac0Test, FirstPowerOnSelfTestSaysWhatPassed) {
+  make_model();
+  const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "ip=dhcp");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(out.find("dwmac: self-test passed: a 128-byte frame through MAC loopback, TX "
+                     "descriptor 0 and RX descriptor 0 written back, payload intact, IPv4 and "
+                     "UDP checksums inserted (the RX engine agrees)\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(gmac_.stats().selftests_passed, 1u);
+  EXPECT_TRUE(sent_.empty());                               // nothing reached the PHY
+  EXPECT_EQ(out.find("debug:"), std::string::npos) << out;  // only with starling.gmac=debug
+}
+
+TEST_F(Gmac0Test, SelfTestOffFromBootargs) {
+  make_model();
+  const auto blob =
+      tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "starling.gmac=selftest=off");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(out.find("dwmac: self-test skipped (selftest=off)\r\n"), std::string::npos) << out;
+  EXPECT_EQ(gmac_.self_test_result(), dwmac::Dwmac::SelfTest::kNotRun);
+  EXPECT_EQ(model_->counters().tx_looped_back, 0u);
+}
+
+// starling.gmac=debug: the clock, reset and mode words before and after
+// the board writes them, and the DMA set-up read back.
+TEST_F(Gmac0Test, DebugDumpsTheBringUpWordsBeforeAndAfter) {
+  make_model();
+  sys_.words[jh7110::kSysGmacPhy] = 0x1234;
+  const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "starling.gmac=debug");
+  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+  ASSERT_TRUE(tree.ok());
+  Result<void> result;
+  const std::string out = run(setup(&*tree, 0), &result);
+  ASSERT_TRUE(result.ok()) << out;
+  EXPECT_NE(out.find("star64: debug: before bring-up: AONCRG 0x8=0x0 0xc=0x0 0x10=0x0 0x14=0x0 "
+                     "0x18=0x0 0x1c=0x0 0x38=0x3 0x3c=0x0\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("star64: debug: before bring-up: SYSCRG 0x1b0=0x0 0x1b4=0x0 0x1b8=0x1234 "
+                     "0x1bc=0x0; AON syscon 0xc=0x0\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("star64: debug: after bring-up: AONCRG 0x8=0x80000000 0xc=0x80000000 0x10=0x0 "
+                     "0x14=0x81000000 0x18=0x40000000 0x1c=0x0 0x38=0x0 0x3c=0x3\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("star64: debug: after bring-up: SYSCRG 0x1b0=0x80000000 0x1b4=0x80000000 "
+                     "0x1b8=0x1234 0x1bc=0x80000000; AON syscon 0xc=0x40000\r\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("dwmac: debug: DMA read back: DMA_MODE 0x80000 DMA_SYSBUS_MODE 0x303000f "
+                     "DMA_CH0_CONTROL 0x0 DMA_CH0_TX_CONTROL 0x200011 DMA_CH0_RX_CONTROL "
+                     "0x201001\r\n"),
+            std::string::npos)
+      << out;
+}
+
 TEST_F(Gmac0Test, UnsupportedCoreIsRefused) {
   DwmacModel::Options options;
   options.version = 0x0000'4241;  // SNPSVER 0x42: a 4.20 core

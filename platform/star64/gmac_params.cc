@@ -83,6 +83,8 @@ enum KeyBit : unsigned {
   kKeyRxcDrive = 1u << 13,
   kKeyRxdDrive = 1u << 14,
   kKeyKeepRxc = 1u << 15,
+  kKeySelfTest = 1u << 16,
+  kKeyDebug = 1u << 17,
 };
 
 // "none", or speeds joined by '+': "1000", "10+100+1000".
@@ -152,6 +154,10 @@ GmacError apply_item(std::string_view key, std::string_view value, Params& p, un
     bits = kKeyRxdDrive;
   } else if (key == "keeprxc") {
     bits = kKeyKeepRxc;
+  } else if (key == "selftest") {
+    bits = kKeySelfTest;
+  } else if (key == "debug") {
+    bits = kKeyDebug;
   } else {
     return GmacError::kUnknownKey;
   }
@@ -228,6 +234,10 @@ GmacError apply_item(std::string_view key, std::string_view value, Params& p, un
       return GmacError::kNone;
     case kKeyKeepRxc:
       return parse_switch(value, &p.phy.keep_rx_clock) ? GmacError::kNone : GmacError::kBadSwitch;
+    case kKeySelfTest:
+      return parse_switch(value, &p.self_test) ? GmacError::kNone : GmacError::kBadSwitch;
+    case kKeyDebug:
+      return parse_switch(value, &p.debug) ? GmacError::kNone : GmacError::kBadSwitch;
     default:
       return GmacError::kUnknownKey;
   }
@@ -250,7 +260,7 @@ Outcome parse_value(std::string_view value, const Params& base, Params* out) {
       if (item == "sddf" || item == "linux") {
         if (!first) return {GmacError::kPresetNotFirst, item};
         p = apply_gmac_preset(item == "sddf" ? GmacPreset::kSddf : GmacPreset::kLinux, base);
-      } else if (item == "pblx8") {
+      } else if (item == "pblx8" || item == "debug") {
         if (auto e = apply_item(item, "on", p, seen); e != GmacError::kNone) return {e, item};
       } else {
         return {GmacError::kUnknownPreset, item};
@@ -319,12 +329,12 @@ const char* gmac_error_text(GmacError error) {
     case GmacError::kEmpty:
       return "an empty value or item (nothing after '=' or between two commas)";
     case GmacError::kUnknownPreset:
-      return "not a preset: the presets are sddf and linux";
+      return "not a preset: the presets are sddf and linux (and the bare words pblx8 and debug)";
     case GmacError::kPresetNotFirst:
       return "a preset (sddf, linux) must come first";
     case GmacError::kUnknownKey:
       return "unknown key: the keys are mode, ttc, rtc, txpbl, rxpbl, pbl, pblx8, blen, fb, osr, "
-             "csum, rxdelay, txdelay, txinv, rxc_ua, rxd_ua, keeprxc";
+             "csum, rxdelay, txdelay, txinv, rxc_ua, rxd_ua, keeprxc, selftest, debug";
     case GmacError::kRepeatedKey:
       return "a key given twice (pbl= sets both txpbl= and rxpbl=)";
     case GmacError::kBadMode:
@@ -336,7 +346,7 @@ const char* gmac_error_text(GmacError error) {
     case GmacError::kBadPbl:
       return "a PBL is 1, 2, 4, 8, 16 or 32 beats (pblx8 multiplies both by 8)";
     case GmacError::kBadSwitch:
-      return "pblx8=, fb=, csum= and keeprxc= take on or off";
+      return "pblx8=, fb=, csum=, keeprxc=, selftest= and debug= take on or off";
     case GmacError::kBadBurst:
       return "blen= is N or M..N with M <= N, each 4, 8, 16, 32, 64, 128 or 256 beats";
     case GmacError::kBadOutstanding:

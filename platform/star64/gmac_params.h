@@ -14,7 +14,8 @@
 //
 //   starling.gmac=sddf    the default, measured on a Star64 (954.5 Mb/s UDP
 //                         echo): store-and-forward, TX checksum insertion and
-//                         RX checking, TxPBL = RxPBL = 32 without x8; AXI:
+//                         RX checking (sDDF's), TxPBL = RxPBL = 32 without
+//                         x8 (Starling's: sDDF writes no PBL); AXI:
 //                         fixed bursts of 4 to 16 beats, 4 requests in flight
 //                         each way (sDDF's AXI set-up is not known here: this
 //                         part is Starling's own default)
@@ -53,6 +54,14 @@
 //                         table for its LDO voltage)
 //   keeprxc=on|off        RX clock running without a cable (for the MAC's reset)
 //
+// and the first power-on's diagnostics (docs/star64.md, "First power-on"):
+//
+//   selftest=on|off       one frame through the MAC's loopback before the
+//                         link is used (default on; drivers/dwmac/self_test.cc)
+//   debug | debug=on|off  the clock, reset and mode registers before and
+//                         after bring-up, the DMA set-up read back, and the
+//                         DMA's state at the first TX timeout
+//
 // e.g. `starling.gmac=linux,txpbl=8,rxpbl=8,pblx8,osr=16` or
 // `starling.gmac=txdelay=1800,rxdelay=1350`. Every key at most
 // once. A token with anything wrong (an unknown preset or key, a value out
@@ -75,7 +84,7 @@ bool same_dma_setup(const dwmac::Dwmac::BoardParams& a, const dwmac::Dwmac::Boar
 enum class GmacError : std::uint8_t {
   kNone,
   kEmpty,            // nothing after '=', or an empty item between commas
-  kUnknownPreset,    // a bare word that is neither a preset nor pblx8
+  kUnknownPreset,    // a bare word that is neither a preset nor pblx8 nor debug
   kPresetNotFirst,   // a preset after another item
   kUnknownKey,       // key=value with a key not in the list above
   kRepeatedKey,      // the same key twice
@@ -83,7 +92,7 @@ enum class GmacError : std::uint8_t {
   kBadTxThreshold,   // ttc= not one of the eight TTC values
   kBadRxThreshold,   // rtc= not one of the four RTC values
   kBadPbl,           // txpbl= / rxpbl= / pbl= not 1, 2, 4, 8, 16 or 32
-  kBadSwitch,        // pblx8= / fb= / csum= not on or off
+  kBadSwitch,        // pblx8= / fb= / csum= / keeprxc= / selftest= / debug= not on or off
   kBadBurst,         // blen= not N or M..N of 4..256 powers of two, M <= N
   kBadOutstanding,   // osr= not 1 to 16
   kThresholdUnused,  // ttc= or rtc= while the mode is store-and-forward

@@ -210,6 +210,10 @@ TEST(GmacParamsTest, BadTokensAreIgnoredWhole) {
       {"rxc_ua=2900", GmacError::kBadDrive, "rxc_ua=2900"},
       {"rxd_ua=0", GmacError::kBadDrive, "rxd_ua=0"},
       {"keeprxc=no", GmacError::kBadSwitch, "keeprxc=no"},
+      {"selftest=0", GmacError::kBadSwitch, "selftest=0"},
+      {"debug=yes", GmacError::kBadSwitch, "debug=yes"},
+      {"debug,debug=off", GmacError::kRepeatedKey, "debug=off"},
+      {"verbose", GmacError::kUnknownPreset, "verbose"},
       {"txdelay=1800,txdelay=1950", GmacError::kRepeatedKey, "txdelay=1950"},
   };
   for (const Refusal& r : cases) {
@@ -244,6 +248,29 @@ TEST(GmacParamsTest, PhyKeys) {
   ASSERT_EQ(none.error, GmacError::kNone);
   EXPECT_EQ(none.params.phy.tx_clock_inverted, 0u);
   expect_sddf(none.params);
+}
+
+// The first power-on's diagnostics: the self-test is on unless turned off,
+// the register dumps off unless `debug` (bare or =on) asks; neither touches
+// the DMA or PHY set-up.
+TEST(GmacParamsTest, DiagnosticKeys) {
+  EXPECT_TRUE(kBase.self_test);
+  EXPECT_FALSE(kBase.debug);
+  const GmacChoice off = parse("selftest=off");
+  ASSERT_EQ(off.error, GmacError::kNone) << gmac_error_text(off.error);
+  EXPECT_FALSE(off.params.self_test);
+  EXPECT_FALSE(off.params.debug);
+  expect_sddf(off.params);
+  expect_phy_kept(off.params);
+  const GmacChoice debug = parse("linux,debug");
+  ASSERT_EQ(debug.error, GmacError::kNone) << gmac_error_text(debug.error);
+  EXPECT_TRUE(debug.params.debug);
+  EXPECT_TRUE(debug.params.self_test);
+  EXPECT_EQ(debug.params.dma_mode, DmaMode::kThreshold);
+  const GmacChoice both = parse("debug=on,selftest=on");
+  ASSERT_EQ(both.error, GmacError::kNone);
+  EXPECT_TRUE(both.params.debug);
+  EXPECT_TRUE(both.params.self_test);
 }
 
 TEST(GmacParamsTest, TwoTokensAreBothIgnored) {

@@ -40,7 +40,7 @@ inline constexpr std::uint32_t kRxParentRgmiiRxin = 0;
 // SYSCRG clock words of GMAC0 (gated dividers; the dividers are left alone).
 inline constexpr std::uint32_t kSysGmac0GtxClk = 0x1B0;  // ID 108
 inline constexpr std::uint32_t kSysGmac0Ptp = 0x1B4;     // ID 109, "ptp_ref"
-inline constexpr std::uint32_t kSysGmacPhy = 0x1B8;      // ID 110
+inline constexpr std::uint32_t kSysGmacPhy = 0x1B8;      // ID 110, not enabled (jh7110_clocks.cc)
 inline constexpr std::uint32_t kSysGmac0Gtxc = 0x1BC;    // ID 111, "gtx"
 
 // AON syscon 0x0C bits 20:18: GMAC0's PHY interface, 1 = RGMII/RGMII-ID.
@@ -67,11 +67,11 @@ struct Gmac0Blocks {
   mmio::Registers aon_syscon{kAonSysconBase};
 };
 
-// Enables GMAC0's clocks, selects RGMII, then releases the AXI and AHB
-// resets and waits (at most `poll_limit` status reads per reset) until the
-// status shows them released. kTimedOut if one never shows released (the
-// resets are left as they are: released in the assert word, maybe not yet in
-// hardware).
+// Enables GMAC0's clocks, selects RGMII, then pulses the AXI reset (asserts
+// it and waits for the status to show it asserted, releases it and waits
+// for released) and releases the AHB reset, waiting at most `poll_limit`
+// status reads each time. kTimedOut if a reset never shows the state asked
+// for (the assert word is left as written).
 Result<void> gmac0_bring_up(const Gmac0Blocks& blocks = {},
                             std::uint32_t poll_limit = kResetPollLimit);
 

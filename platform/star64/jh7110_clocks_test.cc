@@ -34,7 +34,8 @@ class FakeBlock : public mmio::RegisterBus {
   std::uint32_t read32(std::uint32_t offset) override {
     ++reads_[offset];
     if (is_aon_crg && offset == kAonResetStatus) {
-      return ~word(kAonResetAssert) & (kResetGmac0Axi | kResetGmac0Ahb) & ~stuck;
+      return ((~word(kAonResetAssert) & (kResetGmac0Axi | kResetGmac0Ahb)) | stuck_released) &
+             ~stuck;
     }
     return word(offset);
   }
@@ -54,7 +55,8 @@ class FakeBlock : public mmio::RegisterBus {
   }
 
   bool is_aon_crg = false;
-  std::uint32_t stuck = 0;
+  std::uint32_t stuck = 0;           // never shows released
+  std::uint32_t stuck_released = 0;  // never shows asserted
 
  private:
   std::string name_;
@@ -100,13 +102,38 @@ TEST_F(Gmac0BringUpTest, WritesClocksThenModeThenResetsInOrder) {
       {"aoncrg", 0x1C, 0x0000'0000},     // GMAC0_RX: parent rgmii_rxin
       {"syscrg", 0x1B0, 0x8000'0008},    // GMAC0_GTXCLK gate, divider kept
       {"syscrg", 0x1B4, 0x8000'0000},    // GMAC0_PTP
-      {"syscrg", 0x1B8, 0x8000'0000},    // GMAC_PHY
-      {"syscrg", 0x1BC, 0x8000'0000},    // GMAC0_GTXC
+      {"syscrg", 0x1BC, 0x8000'0000},    // GMAC0_GTXC (GMAC_PHY, 0x1B8, left alone)
       {"aonsyscon", 0x0C, 0xFFE7'FFFF},  // bits 20:18 = 1 (RGMII), the rest kept
+      {"aoncrg", 0x38, 0x0000'0023},     // AXI reset asserted (already was: written anyway)
       {"aoncrg", 0x38, 0x0000'0022},     // AXI reset released
       {"aoncrg", 0x38, 0x0000'0020},     // then AHB; bit 5 untouched
   };
   EXPECT_EQ(log, expected);
+}
+
+// GMAC_PHY (SYSCRG 0x1B8) is a clock no reference driver enables for GMAC0:
+// left as found, on or off.
+TEST_F(Gmac0BringUpTest, LeavesTheGmacPhyClockAsFound) {
+  sys.set(kSysGmacPhy, 0x0000'0010);
+  ASSERT_TRUE(gmac0_bring_up(blocks()).ok());
+  EXPECT_EQ(sys.word(kSysGmacPhy), 0x0000'0010u);
+  for (const Write& w : log) EXPECT_FALSE(w.block == "syscrg" && w.offset == kSysGmacPhy) << w;
+}
+
+// A block U-Boot left running (both resets released) is reset anyway, as
+// Linux does: the AXI reset is asserted, seen asserted, then released, so
+// the MAC comes out of reset with the RGMII mode just written.
+TEST_F(Gmac0BringUpTest, ARunningBlockIsPulsedAfterTheModeIsSet) {
+  aon.set(kAonResetAssert, 0);
+  ASSERT_TRUE(gmac0_bring_up(blocks()).ok());
+  std::vector<Write> tail(log.end() - 4, log.end());
+  const std::vector<Write> expected = {
+      {"aonsyscon", 0x0C, 0xFFE7'FFFF},
+      {"aoncrg", 0x38, kResetGmac0Axi},  // asserted after the mode
+      {"aoncrg", 0x38, 0},               // released
+      {"aoncrg", 0x38, 0},               // AHB: already released, written released
+  };
+  EXPECT_EQ(tail, expected);
 }
 
 TEST_F(Gmac0BringUpTest, WaitsForTheStatusToShowReleased) {
@@ -114,7 +141,7 @@ TEST_F(Gmac0BringUpTest, WaitsForTheStatusToShowReleased) {
   EXPECT_GE(aon.reads(kAonResetStatus), 2);  // at least once per reset
 }
 
-TEST_F(Gmac0BringUpTest, AlreadyRunningBlockIsLeftRunning) {
+TEST_F(Gmac0BringUpTest, AlreadyRunningBlockEndsRunning) {
   aon.set(kAonResetAssert, 0);
   ASSERT_TRUE(gmac0_bring_up(blocks()).ok());
   EXPECT_EQ(aon.word(kAonResetAssert), 0u);
@@ -126,7 +153,7 @@ TEST_F(Gmac0BringUpTest, AxiResetThatNeverReleasesTimesOutWithinTheLimit) {
   auto result = gmac0_bring_up(blocks(), 50);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error(), Error::kTimedOut);
-  EXPECT_EQ(aon.reads(kAonResetStatus), 50);
+  EXPECT_EQ(aon.reads(kAonResetStatus), 1 + 50);  // asserted at once, never released
   // It stopped there: the AHB reset was not touched.
   EXPECT_EQ(aon.word(kAonResetAssert) & kResetGmac0Ahb, kResetGmac0Ahb);
 }
@@ -136,7 +163,15 @@ TEST_F(Gmac0BringUpTest, AhbResetThatNeverReleasesTimesOut) {
   auto result = gmac0_bring_up(blocks(), 50);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error(), Error::kTimedOut);
-  EXPECT_EQ(aon.reads(kAonResetStatus), 1 + 50);
+  EXPECT_EQ(aon.reads(kAonResetStatus), 1 + 1 + 50);
+}
+
+TEST_F(Gmac0BringUpTest, AxiResetThatNeverShowsAssertedTimesOut) {
+  aon.stuck_released = kResetGmac0Axi;
+  auto result = gmac0_bring_up(blocks(), 50);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error(), Error::kTimedOut);
+  EXPECT_EQ(aon.reads(kAonResetStatus), 50);
 }
 
 TEST(Gmac0BlocksTest, DefaultsAreTheJh7110Addresses) {

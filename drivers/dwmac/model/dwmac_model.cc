@@ -27,6 +27,7 @@ constexpr std::uint32_t kMacInterruptStatus = 0x0B0;
 constexpr std::uint32_t kMacInterruptEnable = 0x0B4;
 constexpr std::uint32_t kMacPhyifControlStatus = 0x0F8;
 constexpr std::uint32_t kMacVersion = 0x110;
+constexpr std::uint32_t kMacDebug = 0x114;
 constexpr std::uint32_t kMacHwFeature0 = 0x11C;
 constexpr std::uint32_t kMacHwFeature1 = 0x120;
 constexpr std::uint32_t kMacHwFeature2 = 0x124;
@@ -60,6 +61,7 @@ constexpr std::uint32_t kMtlRxq0Debug = 0xD38;
 constexpr std::uint32_t kDmaMode = 0x1000;
 constexpr std::uint32_t kDmaSysbusMode = 0x1004;
 constexpr std::uint32_t kDmaInterruptStatus = 0x1008;
+constexpr std::uint32_t kDmaDebugStatus0 = 0x100C;
 constexpr std::uint32_t kCh0Control = 0x1100;
 constexpr std::uint32_t kCh0TxControl = 0x1104;
 constexpr std::uint32_t kCh0RxControl = 0x1108;
@@ -93,6 +95,10 @@ constexpr std::uint32_t field(std::uint32_t value, unsigned low, unsigned width)
 // docs/hardware/dwmac.md §2.1 MAC_CONFIGURATION.
 constexpr std::uint32_t kMacRe = bit(0);
 constexpr std::uint32_t kMacTe = bit(1);
+constexpr std::uint32_t kMacLm = bit(12);
+constexpr std::uint32_t kMacDm = bit(13);
+constexpr std::uint32_t kMacFes = bit(14);
+constexpr std::uint32_t kMacPs = bit(15);
 constexpr std::uint32_t kMacAcs = bit(20);
 constexpr std::uint32_t kMacCst = bit(21);
 constexpr std::uint32_t kMacIpc = bit(27);
@@ -361,7 +367,9 @@ bool DwmacModel::known_register(std::uint32_t offset) const {
     case reg::kMacHwFeature2:
     case reg::kMacHwFeature3:
     case reg::kMacPhyifControlStatus:
+    case reg::kMacDebug:
     case reg::kDmaInterruptStatus:
+    case reg::kDmaDebugStatus0:
     case reg::kCh0CurrentTxDesc:
     case reg::kCh0CurrentRxDesc:
     case reg::kMtlTxq0Debug:
@@ -441,6 +449,7 @@ void DwmacModel::reset_all() {
   tx_frame_.clear();
   tx_in_frame_ = false;
   tx_fifo_.clear();
+  damage_next_tx_ = damage_next_rx_ = false;
   rx_fifo_.clear();
   mdio_busy_ = false;
   mdio_stuck_ = false;
@@ -501,6 +510,20 @@ std::uint32_t DwmacModel::peek(std::uint32_t offset) const {
       return static_cast<std::uint32_t>(tx_.current);
     case reg::kCh0CurrentRxDesc:
       return static_cast<std::uint32_t>(rx_.current);
+    case reg::kMacDebug:
+      // RPESTS (0) and TPESTS (16): the protocol engines are busy only
+      // inside a frame, and the model's frames cross the wire inside the
+      // register write that sent them: always idle when read.
+      return 0;
+    case reg::kDmaDebugStatus0: {
+      // RPS0 11:8, TPS0 15:12 (docs/hardware/dwmac.md §4.1): 0 stopped,
+      // 4 receive / 6 transmit suspended, 3 running (waiting for a frame or
+      // fetching; the model does not tell the running states apart).
+      const auto state = [](DmaState s, std::uint32_t suspended) -> std::uint32_t {
+        return s == DmaState::kStopped ? 0 : s == DmaState::kSuspended ? suspended : 3;
+      };
+      return state(rx_.state, 4) << 8 | state(tx_.state, 6) << 12;
+    }
     case reg::kMtlTxq0Debug: {
       // TRCSTS 1 = reading: a stalled transmitter with work pending never
       // goes idle, which is what a driver's stop sequence must time out on.
@@ -686,6 +709,17 @@ void DwmacModel::write32(std::uint32_t offset, std::uint32_t value) {
 void DwmacModel::write_mac_configuration(std::uint32_t value) {
   const std::uint32_t old = regs_[reg::kMacConfiguration];
   regs_[reg::kMacConfiguration] = value;
+  // PS, FES and DM select the transmit and receive protocol engines' clock
+  // and framing; changed under a running engine, the frame in progress each
+  // way is cut or garbled. Linux's stmmac only writes them from
+  // mac_link_up(), after phylink's mac_link_down() has cleared TE and RE,
+  // and sets TE and RE after; U-Boot's eqos_adjust_link() runs before
+  // eqos_start() enables them (docs/hardware/dwmac.md §6.2). The model
+  // counts such a write and damages the next frame each way.
+  if ((old & (kMacTe | kMacRe)) != 0 && ((old ^ value) & (kMacPs | kMacFes | kMacDm)) != 0) {
+    ++counters_.speed_changes_while_enabled;
+    damage_next_tx_ = damage_next_rx_ = true;
+  }
   if ((value & kMacTe) != 0 && (old & kMacTe) == 0) {
     // Frames the DMA completed while the transmitter was off leave now.
     while (!tx_fifo_.empty()) {
@@ -879,6 +913,20 @@ void DwmacModel::inject_tx_error(std::uint32_t tdes3_error_bits) {
   tx_error_bits_ = tdes3_error_bits & 0x0081'7FFF & ~kTdes3Es;
 }
 
+void DwmacModel::inject_dma_fault(DmaFault fault) {
+  switch (fault) {
+    case DmaFault::kRxWritebackDropped:
+      fault_rx_writeback_ = true;
+      return;
+    case DmaFault::kRxBufferStale:
+      fault_rx_buffer_ = true;
+      return;
+    case DmaFault::kTxDescriptorStale:
+      fault_tx_descriptor_ = true;
+      return;
+  }
+}
+
 void DwmacModel::set_tx_stall(bool stalled) {
   tx_stalled_ = stalled;
   if (!stalled) run_tx();
@@ -976,6 +1024,10 @@ void DwmacModel::run_tx() {
     const std::uint64_t address = tx_.current;
     std::uint32_t w[4];
     if (!read_descriptor(Channel::kTx, address, w)) break;
+    if ((w[3] & kOwn) != 0 && std::exchange(fault_tx_descriptor_, false)) {
+      ++counters_.dma_faults_injected;
+      w[3] &= ~kOwn;  // what the descriptor held before the driver armed it
+    }
     if ((w[3] & kOwn) == 0) {
       tx_.state = DmaState::kSuspended;
       raise_status(kTbu);
@@ -1109,6 +1161,19 @@ void DwmacModel::finish_tx_frame(std::uint32_t first_tdes3) {
 void DwmacModel::emit(std::vector<std::byte> frame) {
   ++counters_.tx_frames;
   counters_.tx_bytes += frame.size();
+  if (std::exchange(damage_next_tx_, false)) {
+    ++counters_.frames_damaged_by_speed_change;
+    return;  // the partner sees a cut frame with a bad FCS and drops it
+  }
+  if ((regs_[reg::kMacConfiguration] & kMacLm) != 0) {
+    // MAC loopback (LM): the transmit engine's output goes to the receive
+    // engine inside the MAC, not to the PHY. The receive side is clocked by
+    // clk_rx_i, which only the PHY supplies (the databook's LM note, Linux's
+    // stmmac selftests): without it nothing comes back.
+    ++counters_.tx_looped_back;
+    if (phy_.rx_clock_running()) (void)receive(frame, RxFault{}, /*through_phy=*/false);
+    return;
+  }
   // On the wire: padded to 60 bytes, plus the FCS the MAC appends.
   mmc_count(reg::kTxPacketCountGoodBad, 1);
   mmc_count(reg::kTxOctetCountGoodBad,
@@ -1210,6 +1275,11 @@ std::uint32_t DwmacModel::rx_checksum_status(std::span<const std::byte> frame) c
 
 DwmacModel::RxOutcome DwmacModel::receive_from_wire(std::span<const std::byte> frame,
                                                     RxFault fault) {
+  return receive(frame, fault, /*through_phy=*/true);
+}
+
+DwmacModel::RxOutcome DwmacModel::receive(std::span<const std::byte> frame, RxFault fault,
+                                          bool through_phy) {
   const std::uint32_t config = regs_[reg::kMacConfiguration];
   if (in_reset() || (config & kMacRe) == 0 ||
       field(regs_[reg::kMacRxqCtrl0], 0, 2) != kRxq0EnGeneric || frame.size() < 14) {
@@ -1227,7 +1297,11 @@ DwmacModel::RxOutcome DwmacModel::receive_from_wire(std::span<const std::byte> f
     return RxOutcome::kDroppedFiltered;
   }
   // Damaged between the PHY and the MAC (RGMII timing): a CRC error.
-  if (!phy_.carry_rx_frame()) fault.crc_error = true;
+  if (through_phy && !phy_.carry_rx_frame()) fault.crc_error = true;
+  if (std::exchange(damage_next_rx_, false)) {
+    ++counters_.frames_damaged_by_speed_change;
+    fault.crc_error = true;
+  }
   RxFrame stored;
   if (fault.crc_error) stored.error_bits |= kRdes3Ce;
   if (fault.receive_error) stored.error_bits |= kRdes3Re;
@@ -1327,6 +1401,9 @@ bool DwmacModel::deliver_rx(const RxFrame& frame) {
 
   const bool ipc = (regs_[reg::kMacConfiguration] & kMacIpc) != 0;
   const std::size_t total = frame.bytes.size();
+  const bool drop_writeback = std::exchange(fault_rx_writeback_, false);
+  const bool stale_buffer = std::exchange(fault_rx_buffer_, false);
+  if (drop_writeback || stale_buffer) ++counters_.dma_faults_injected;
   std::size_t done = 0;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     Slot& slot = slots[i];
@@ -1343,8 +1420,10 @@ bool DwmacModel::deliver_rx(const RxFrame& frame) {
         bus_error(Channel::kRx, BusAccess::kWriteBuffer);
         return false;
       }
-      std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(buffers[b])),
-                  frame.bytes.data() + done, chunk);
+      if (!stale_buffer) {
+        std::memcpy(reinterpret_cast<void*>(static_cast<std::uintptr_t>(buffers[b])),
+                    frame.bytes.data() + done, chunk);
+      }
       regs_[reg::kCh0CurrentRxBuffer] = buffers[b];
       done += chunk;
     }
@@ -1370,7 +1449,7 @@ bool DwmacModel::deliver_rx(const RxFrame& frame) {
       // which derives per-buffer lengths from it; unconfirmed).
       wb[3] |= static_cast<std::uint32_t>(done & kRdes3PlMask);
     }
-    if (!write_descriptor(Channel::kRx, slot.address, wb)) return false;
+    if (!drop_writeback && !write_descriptor(Channel::kRx, slot.address, wb)) return false;
     ++counters_.rx_descriptors;
     rx_.current = next_descriptor(Channel::kRx, slot.address);
     if (last) {

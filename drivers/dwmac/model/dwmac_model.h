@@ -53,6 +53,14 @@
 //   decoded; since the DMA is synchronous they change no timing, and TX
 //   underflow (a threshold-mode risk) is not modelled.
 // - TX errors happen only when injected (inject_tx_error).
+// - A write to MAC_CONFIGURATION that changes PS, FES or DM while TE or RE
+//   is set is counted and damages the next frame each way (the driver must
+//   turn both engines off first, as Linux and U-Boot do; §6.2).
+// - LM (MAC loopback) sends every transmitted frame back into the receive
+//   engine (address filter, checksum checking and DMA as for the wire), not
+//   to the PHY, and only while the PHY's RX clock runs.
+// - MAC_DEBUG reads idle; DMA_DEBUG_STATUS0 reports the channels' states
+//   (stopped, suspended, or running).
 // - SWR completes only while the PHY's RX clock runs
 //   (PhyModel::rx_clock_running: Linux's stmmac requires clk_rx_i for it;
 //   docs/hardware/dwmac.md §8.3): DMA_MODE reads count down only then.
@@ -136,6 +144,22 @@ class DwmacModel final : public mmio::RegisterBus {
   // write-back: 0 IHE, 2 UF, 8 EC, 9 LC, 10 NC, 11 LoC, 12 PCE, 14 JT ...)
   // with ES (15); the frame does not reach the wire. Counted in tx_errors.
   void inject_tx_error(std::uint32_t tdes3_error_bits);
+  // Faults a driver's self-test must catch (the DMA and the CPU disagreeing
+  // about memory, as on a bus master that is not cache-coherent), each for
+  // the next frame only.
+  enum class DmaFault {
+    // The RX frame's bytes land in the buffer but its descriptors are never
+    // written back: OWN stays set.
+    kRxWritebackDropped,
+    // The RX descriptors are written back but the frame's bytes never reach
+    // the buffer: the CPU reads what was there before.
+    kRxBufferStale,
+    // The TX DMA reads the descriptor as it was before the driver wrote it
+    // (OWN clear): it sends nothing and suspends (TBU). Strikes the next
+    // descriptor the driver armed.
+    kTxDescriptorStale,
+  };
+  void inject_dma_fault(DmaFault fault);
   PhyModel& phy() { return phy_; }
 
   // Introspection for tests.
@@ -168,6 +192,11 @@ class DwmacModel final : public mmio::RegisterBus {
     // frames forwarded despite FEP clear (longer than RTC).
     std::uint64_t tx_checksums_bypassed = 0, rx_error_frames_cut_through = 0;
     std::uint64_t mmc_interrupts = 0;  // MMC counter interrupt bits set (half or full scale)
+    // MAC_CONFIGURATION writes that changed PS, FES or DM with TE or RE set,
+    // and the frames they damaged (the next one each way).
+    std::uint64_t speed_changes_while_enabled = 0, frames_damaged_by_speed_change = 0;
+    std::uint64_t tx_looped_back = 0;       // frames sent with LM set (back to RX, not to the wire)
+    std::uint64_t dma_faults_injected = 0;  // inject_dma_fault() faults that struck
   };
   const Counters& counters() const { return counters_; }
 
@@ -219,6 +248,9 @@ class DwmacModel final : public mmio::RegisterBus {
   void run_tx();
   void finish_tx_frame(std::uint32_t first_tdes3);
   void emit(std::vector<std::byte> frame);
+  // A frame entering the receive engine: from the PHY (the wire) or, in
+  // loopback, from the MAC's own transmit engine.
+  RxOutcome receive(std::span<const std::byte> frame, RxFault fault, bool through_phy);
   void run_rx();
   bool deliver_rx(const RxFrame& frame);
   std::uint32_t rx_buffer_bytes() const;
@@ -266,6 +298,8 @@ class DwmacModel final : public mmio::RegisterBus {
   DmaChannel tx_;
   DmaChannel rx_;
   bool tx_stalled_ = false;
+  bool damage_next_tx_ = false, damage_next_rx_ = false;  // a speed change under TE/RE
+  bool fault_rx_writeback_ = false, fault_rx_buffer_ = false, fault_tx_descriptor_ = false;
   std::uint32_t tx_error_bits_ = 0;  // injected for the next frame
   std::vector<std::byte> tx_frame_;  // FD..LD gather in progress
   std::uint32_t tx_first_tdes3_ = 0;

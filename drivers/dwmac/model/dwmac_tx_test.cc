@@ -446,3 +446,71 @@ TEST(DwmacTxChecksum, CicZeroLeavesTheFrameAlone) {
 
 }  // namespace
 }  // namespace starling::model
+
+namespace starling::model {
+namespace {
+
+// docs/hardware/dwmac.md §6.2: PS, FES and DM are written with TE and RE
+// clear. A write that changes them under running engines is counted and
+// damages the next frame each way; the same change with both engines off
+// damages nothing.
+TEST(DwmacSpeedChange, UnderRunningEnginesItDamagesTheNextFrameEachWay) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  const std::uint32_t running = rig.read(facts::kMacConfiguration);
+  ASSERT_NE(running & facts::kTe, 0u);
+  rig.write(facts::kMacConfiguration, running | facts::kPs | facts::kFes);
+  EXPECT_EQ(rig.mac().counters().speed_changes_while_enabled, 1u);
+  rig.post_tx(0, testing::frame_to(testing::bytes({0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}), 64));
+  rig.tx_tail(1);
+  EXPECT_TRUE(rig.sent.empty());  // cut on the wire
+  rig.post_tx(1, testing::frame_to(testing::bytes({0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}), 64));
+  rig.tx_tail(2);
+  EXPECT_EQ(rig.sent.size(), 1u);  // only the next one
+  EXPECT_EQ(rig.mac().counters().frames_damaged_by_speed_change, 1u);
+  // Engines off, then the change, then on: nothing counted.
+  const std::uint32_t now = rig.read(facts::kMacConfiguration);
+  rig.write(facts::kMacConfiguration, now & ~(facts::kTe | facts::kRe));
+  rig.write(facts::kMacConfiguration, now & ~(facts::kTe | facts::kRe | facts::kPs | facts::kFes));
+  rig.write(facts::kMacConfiguration,
+            (now & ~(facts::kPs | facts::kFes)) | facts::kTe | facts::kRe);
+  EXPECT_EQ(rig.mac().counters().speed_changes_while_enabled, 1u);
+}
+
+// LM: what the transmitter sends comes back through the receive engine
+// (filter, DMA, write-back) and never reaches the wire; without the PHY's
+// RX clock nothing comes back.
+TEST(DwmacLoopback, TransmittedFramesComeBackThroughTheRxRing) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  rig.write(facts::kMacConfiguration, rig.read(facts::kMacConfiguration) | facts::kLm);
+  rig.arm_rx(0);
+  rig.rx_tail(1);
+  const auto frame = testing::frame_to(testing::our_mac(), 100, 3);
+  rig.post_tx(0, frame);
+  rig.tx_tail(1);
+  EXPECT_TRUE(rig.sent.empty());
+  EXPECT_EQ(rig.mac().counters().tx_looped_back, 1u);
+  EXPECT_EQ(rig.tx_desc(0)[3] & facts::kOwn, 0u);
+  ASSERT_EQ(rig.rx_desc(0)[3] & facts::kOwn, 0u);
+  EXPECT_EQ(rig.rx_desc(0)[3] & 0x7FFF, 100u + 4u);  // PL with the FCS (no CST here)
+  EXPECT_EQ(std::memcmp(rig.at(rig.rx_buffer(0)), frame.data(), frame.size()), 0);
+}
+
+TEST(DwmacLoopback, WithoutThePhysRxClockNothingComesBack) {
+  Rig rig;
+  ASSERT_TRUE(rig.init());
+  rig.mac().phy().set_link(false);  // no partner, RXC not kept on: no clk_rx_i
+  ASSERT_FALSE(rig.mac().phy().rx_clock_running());
+  rig.write(facts::kMacConfiguration, rig.read(facts::kMacConfiguration) | facts::kLm);
+  rig.arm_rx(0);
+  rig.rx_tail(1);
+  rig.post_tx(0, testing::frame_to(testing::our_mac(), 100, 3));
+  rig.tx_tail(1);
+  EXPECT_EQ(rig.tx_desc(0)[3] & facts::kOwn, 0u);  // sent
+  EXPECT_NE(rig.rx_desc(0)[3] & facts::kOwn, 0u);  // never received
+  EXPECT_TRUE(rig.sent.empty());
+}
+
+}  // namespace
+}  // namespace starling::model

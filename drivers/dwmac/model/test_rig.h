@@ -90,6 +90,10 @@ constexpr std::uint32_t kMacis = 1u << 17;
 // MAC_CONFIGURATION bits (docs/hardware/dwmac.md §2.1).
 constexpr std::uint32_t kRe = 1u << 0;
 constexpr std::uint32_t kTe = 1u << 1;
+constexpr std::uint32_t kLm = 1u << 12;
+constexpr std::uint32_t kDm = 1u << 13;
+constexpr std::uint32_t kFes = 1u << 14;
+constexpr std::uint32_t kPs = 1u << 15;
 constexpr std::uint32_t kAcs = 1u << 20;
 constexpr std::uint32_t kCst = 1u << 21;
 constexpr std::uint32_t kIpc = 1u << 27;
