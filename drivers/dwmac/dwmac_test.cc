@@ -123,6 +123,17 @@ class DwmacTest : public ::testing::Test, public async::testing::RuntimeFixture 
   }
 
   Result<void> wait() { return executor_.block_on(driver_.wait_for_work()); }
+  // One frame accepted while the transmitter is stalled, then three link
+  // polls of waiting: what the console showed meanwhile.
+  std::string stall_one_frame() {
+    model_->set_tx_stall(true);
+    const auto f = frame_of(1, 100);
+    std::span<const std::byte> one[] = {f};
+    EXPECT_EQ(*driver_.transmit(one), 1u);
+    ::testing::internal::CaptureStdout();
+    wait_through_link_polls(3);
+    return ::testing::internal::GetCapturedStdout();
+  }
   // wait_for_work() through `polls` link polls (it returns only for work;
   // a stalled transmitter is none), each wait cut off after 0.6 s.
   void wait_through_link_polls(int polls) {
@@ -1235,13 +1246,7 @@ TEST_F(DwmacTest, DebugDumpsTheDmaSetupAndTheFirstTxTimeout) {
       << console;
   EXPECT_NE(console.find("dwmac: debug: MAC read back: MAC_CONFIGURATION "), std::string::npos);
 
-  model_->set_tx_stall(true);
-  const auto f = frame_of(1, 100);
-  std::span<const std::byte> one[] = {f};
-  ASSERT_EQ(*driver_.transmit(one), 1u);
-  ::testing::internal::CaptureStdout();
-  wait_through_link_polls(3);
-  console = ::testing::internal::GetCapturedStdout();
+  console = stall_one_frame();
   EXPECT_GE(driver_.driver_stats().tx_timeouts, 1u);
   EXPECT_NE(console.find("dwmac: TX timeout: 1 frames in flight, none sent for 0.5 s\r\n"),
             std::string::npos)
@@ -1257,13 +1262,7 @@ TEST_F(DwmacTest, DebugDumpsTheDmaSetupAndTheFirstTxTimeout) {
 // Without debug a stall is still counted and said, once, without the dump.
 TEST_F(DwmacTest, TxTimeoutIsCountedWithoutDebug) {
   ASSERT_TRUE(start().ok());
-  model_->set_tx_stall(true);
-  const auto f = frame_of(1, 100);
-  std::span<const std::byte> one[] = {f};
-  ASSERT_EQ(*driver_.transmit(one), 1u);
-  ::testing::internal::CaptureStdout();
-  wait_through_link_polls(3);
-  const std::string console = ::testing::internal::GetCapturedStdout();
+  const std::string console = stall_one_frame();
   EXPECT_GE(driver_.driver_stats().tx_timeouts, 1u);
   EXPECT_NE(console.find("(starling.gmac=debug shows the DMA's state)"), std::string::npos)
       << console;

@@ -236,6 +236,21 @@ class Gmac0Test : public ::testing::Test {
     return ::testing::internal::GetCapturedStdout();
   }
 
+  // The model, then start_gmac0 on a device tree with the board's MAC
+  // address and `bootargs`, no link wait; what it printed. Fails the test
+  // if the bring-up fails.
+  std::string boot_with(const std::string& bootargs) {
+    make_model();
+    const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, bootargs);
+    auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
+    EXPECT_TRUE(tree.ok());
+    if (!tree.ok()) return {};
+    Result<void> result;
+    std::string out = run(setup(&*tree, 0), &result);
+    EXPECT_TRUE(result.ok()) << out;
+    return out;
+  }
+
   // MAC_VERSION as the JH7110 reports it: bits 7:0 SNPSVER 0x52, 15:8
   // USERVER 0x41 (Linux's "User ID: 0x41, Synopsys ID: 0x52"); the PHY link
   // judged by the RGMII timing measured on a Star64.
@@ -681,13 +696,7 @@ TEST_F(Gmac0Test, BringUpSequenceMatchesTheGoldenRecord) {
 // (the RGMII timing measured on the board; loopback never crosses it), its
 // console line, and `selftest=off`.
 TEST_F(Gmac0Test, FirstPowerOnSelfTestSaysWhatPassed) {
-  make_model();
-  const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "ip=dhcp");
-  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
-  ASSERT_TRUE(tree.ok());
-  Result<void> result;
-  const std::string out = run(setup(&*tree, 0), &result);
-  ASSERT_TRUE(result.ok()) << out;
+  const std::string out = boot_with("ip=dhcp");
   EXPECT_NE(out.find("dwmac: self-test passed: a 128-byte frame through MAC loopback, TX "
                      "descriptor 0 and RX descriptor 0 written back, payload intact, IPv4 and "
                      "UDP checksums inserted (the RX engine agrees)\r\n"),
@@ -699,14 +708,7 @@ TEST_F(Gmac0Test, FirstPowerOnSelfTestSaysWhatPassed) {
 }
 
 TEST_F(Gmac0Test, SelfTestOffFromBootargs) {
-  make_model();
-  const auto blob =
-      tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "starling.gmac=selftest=off");
-  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
-  ASSERT_TRUE(tree.ok());
-  Result<void> result;
-  const std::string out = run(setup(&*tree, 0), &result);
-  ASSERT_TRUE(result.ok()) << out;
+  const std::string out = boot_with("starling.gmac=selftest=off");
   EXPECT_NE(out.find("dwmac: self-test skipped (selftest=off)\r\n"), std::string::npos) << out;
   EXPECT_EQ(gmac_.self_test_result(), dwmac::Dwmac::SelfTest::kNotRun);
   EXPECT_EQ(model_->counters().tx_looped_back, 0u);
@@ -715,14 +717,8 @@ TEST_F(Gmac0Test, SelfTestOffFromBootargs) {
 // starling.gmac=debug: the clock, reset and mode words before and after
 // the board writes them, and the DMA set-up read back.
 TEST_F(Gmac0Test, DebugDumpsTheBringUpWordsBeforeAndAfter) {
-  make_model();
   sys_.words[jh7110::kSysGmacPhy] = 0x1234;
-  const auto blob = tree_with_mac({{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}}, "starling.gmac=debug");
-  auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
-  ASSERT_TRUE(tree.ok());
-  Result<void> result;
-  const std::string out = run(setup(&*tree, 0), &result);
-  ASSERT_TRUE(result.ok()) << out;
+  const std::string out = boot_with("starling.gmac=debug");
   EXPECT_NE(out.find("star64: debug: before bring-up: AONCRG 0x8=0x0 0xc=0x0 0x10=0x0 0x14=0x0 "
                      "0x18=0x0 0x1c=0x0 0x38=0x3 0x3c=0x0\r\n"),
             std::string::npos)
