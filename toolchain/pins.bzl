@@ -147,6 +147,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0008-ip6-reassembly-free-without-first-fragment.patch",
     "//net/lwip/patches:0009-icmp6-error-rate-hook.patch",
     "//net/lwip/patches:0010-ip6-reassembly-per-source-share.patch",
+    "//net/lwip/patches:0011-tcp-sack-blocks-make-duplicate-acks.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

@@ -215,17 +215,40 @@
 /* ... but never more than this per connection: without a limit (opt.h's 0)
  * one peer sending out-of-order segments with gaps before them made the
  * stack keep every one, each pinning a 2 KiB NIC receive buffer, until the
- * ring was dry and the guest answered nobody (issue 12). 8 segments cover a
- * single loss in a window of full-size segments followed by as many as a
- * LAN delivers before the retransmission arrives; beyond them the segment
- * is dropped and the peer retransmits. The whole receive budget is stated
- * in docs/hostile-peers.md. */
-#define TCP_OOSEQ_MAX_PBUFS 8
-#define TCP_OOSEQ_MAX_BYTES (8 * TCP_MSS)
+ * ring was dry and the guest answered nobody (issue 12). A window's worth
+ * (32 segments, issue 47; 8 before): a frame held back 15 ms on a link at
+ * 10 MB/s is overtaken by about a hundred, and with only 8 kept the rest of
+ * the window was dropped and sent again, every time (5% reordering alone
+ * cut one stream from 9.5 MB/s to 85 KB/s). One peer's out-of-order data
+ * still counts towards its share of received buffers (net/tcp/tcp.h), and
+ * is the first thing that share gives up. The whole receive budget is
+ * stated in docs/hostile-peers.md. */
+#define TCP_OOSEQ_MAX_PBUFS 32
+#define TCP_OOSEQ_MAX_BYTES (32 * TCP_MSS)
+/* Tell the sender what arrived out of order (RFC 2018 SACK blocks, at most
+ * four, lwIP's default): a sender with SACK (Linux) then resends only what
+ * is missing instead of everything after the first hole. */
+#define LWIP_TCP_SACK_OUT 1
+/* lwIP's TCP timers: the fast one (delayed ACKs, refused data) every
+ * 50 ms and the slow one (retransmissions, persist, keepalive) every
+ * 100 ms, not 250 and 500; and a first retransmission timeout of 1 s (RFC
+ * 6298 section 2.1), not lwIP's 3 s. The retransmission timer counts slow
+ * ticks and its estimate settles at three of them, so on a link with a
+ * round trip of a millisecond every timeout was at least a second and a
+ * half, and each lost retransmission doubled it: at 8% loss a stream
+ * stopped for 10 s and more (issue 47, docs/lwip.md; 100 ms ticks still
+ * left gaps of 8 s). The timers run only while TCP has connections (lwIP's
+ * tcp_timer_needed()). */
+#define TCP_TMR_INTERVAL 50
+#define LWIP_TCP_RTO_TIME 1000
 /* When PBUF_POOL runs dry (small and copied frames live there, see
  * net/netif/rx_pool.h), free out-of-order queues: with NO_SYS lwIP flags it
  * and sys_check_timeouts() frees one connection's queue per call. */
 #define PBUF_POOL_FREE_OOSEQ 1
+/* One extension argument per pcb: net/tcp sets a new connection's first
+ * receive window from its peer's share in the passive-open callback, before
+ * the SYN-ACK offers it (issue 47). */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 1
 
 /* Timers: lwIP's own (TCP, ARP, DHCP, DNS, reassembly, ND, MLD, DHCPv6),
  * the DNS server watch (net/netif/dns_servers.h), plus room for the apps'

@@ -45,8 +45,11 @@ inline Bytes udp_frame(std::uint16_t src_port, std::uint16_t dst_port, const Byt
 inline Bytes tcp_frame_from(const test_frames::Ethernet& eth, const test_frames::Ipv4& ip,
                             std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t seq,
                             std::uint32_t ack, std::uint8_t flags, const Bytes& payload = {},
-                            std::uint16_t mss = 0, std::uint16_t window = 65535) {
-  const std::size_t header = mss != 0 ? 24 : 20;
+                            std::uint16_t mss = 0, std::uint16_t window = 65535,
+                            const Bytes& options = {}) {
+  // More options after the MSS one, padded with NOPs to a 4-byte multiple.
+  const std::size_t more = (options.size() + 3) / 4 * 4;
+  const std::size_t header = (mss != 0 ? 24 : 20) + more;
   Bytes segment(header + payload.size());
   put16(segment, 0, src_port);
   put16(segment, 2, dst_port);
@@ -60,6 +63,10 @@ inline Bytes tcp_frame_from(const test_frames::Ethernet& eth, const test_frames:
     segment[21] = std::byte{4};
     put16(segment, 22, mss);
   }
+  const std::size_t at = mss != 0 ? 24 : 20;
+  for (std::size_t i = 0; i < more; ++i) {
+    segment[at + i] = i < options.size() ? options[i] : std::byte{1};  // NOP
+  }
   if (!payload.empty()) std::memcpy(segment.data() + header, payload.data(), payload.size());
   put16(segment, 16, test_frames::transport_checksum(ip, test_frames::kProtocolTcp, segment));
   return test_frames::ipv4_frame(eth, ip, test_frames::kProtocolTcp, segment);
@@ -68,9 +75,10 @@ inline Bytes tcp_frame_from(const test_frames::Ethernet& eth, const test_frames:
 // IPv4/TCP from the peer (the gateway, kPeerIp) to us.
 inline Bytes tcp_frame(std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t seq,
                        std::uint32_t ack, std::uint8_t flags, const Bytes& payload = {},
-                       std::uint16_t mss = 0, std::uint16_t window = 65535) {
+                       std::uint16_t mss = 0, std::uint16_t window = 65535,
+                       const Bytes& options = {}) {
   return tcp_frame_from(kPeerToUs, kPeerToUsIp, src_port, dst_port, seq, ack, flags, payload, mss,
-                        window);
+                        window, options);
 }
 
 // A host's answer to our ARP request: `mac` for `ip`.

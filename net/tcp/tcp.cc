@@ -35,6 +35,9 @@ struct Conn {
   bool connected = false;
   bool tx_shut = false;
   bool inbound = false;  // accepted from a listener (counts toward its peer's share)
+  // Bytes the application consumed that the receive window has not been
+  // given back yet: the peer's share was offered already (grant_window()).
+  std::size_t window_owed = 0;
 };
 
 struct ListenerState {
@@ -130,6 +133,116 @@ std::size_t rx_held_by(const IpAddress& peer) {
   return of_peer;
 }
 
+// Issue 47: the share is kept by the receive windows first, by refusals
+// only second. A refusal drops an in-window segment unacknowledged, and the
+// sender learns of it only by a retransmission timeout (four parallel
+// streams from one host on a clean link moved a thirtieth of one stream's
+// data); a smaller window slows it without a loss. So the windows one peer's
+// connections are offered, with what they hold, stay within its share:
+// reading opens a window only as far as the share has room (the rest is
+// owed, and given at the peer's next read, close or poll), and a new
+// connection's window is cut to the room there is. Each connection keeps
+// at least kWindowFloor, so every one moves however many the peer opens; the
+// refusal (starling_tcp_inpacket) stays for what windows cannot bound
+// (tiny segments, each a whole pbuf).
+
+// The receive window as the pbufs full-size segments into it would take.
+std::size_t window_pbufs(const tcp_pcb* pcb) {
+  return (std::size_t{pcb->rcv_wnd} + TCP_MSS - 1) / TCP_MSS;
+}
+constexpr std::size_t kWindowPbufs = (TCP_WND + TCP_MSS - 1) / TCP_MSS;
+constexpr std::size_t kWindowFloor = 2 * TCP_MSS;
+
+// What `peer`'s connections hold and may still be sent without a refusal:
+// their unread pbufs plus their open receive windows. Out-of-order data is
+// not added: it lies inside the window (lwIP trims it to it), which it
+// does not shrink until it is delivered.
+std::size_t commitment_of(const IpAddress& peer) {
+  std::size_t n = 0;
+  for (const Conn& c : g_conns) {
+    if (!c.in_use || !(c.peer.address.peer() == peer)) continue;
+    n += c.rx_pbufs;
+    if (c.pcb != nullptr) {
+      n += window_pbufs(c.pcb);
+      if (c.pcb->refused_data != nullptr) n += pbuf_clen(c.pcb->refused_data);
+    }
+  }
+  return n;
+}
+
+// Whether every connection's whole window plus every pbuf held fits one
+// share: then no peer can be committed past it, and nothing is scanned (one
+// connection, or two).
+bool windows_fit_any_share() {
+  return g_peer_rx_pbufs == 0 ||
+         g_rx_held_bound + g_stats.connections_in_use * kWindowPbufs <= g_peer_rx_pbufs;
+}
+
+// Gives `c`'s receive window back what its reader consumed, as far as its
+// peer's share has room (never leaving it below kWindowFloor).
+void grant_window(Conn& c) {
+  if (c.pcb == nullptr || c.window_owed == 0) return;
+  std::size_t give = c.window_owed;
+  if (!windows_fit_any_share()) {
+    const std::size_t committed = commitment_of(c.peer.address.peer());
+    const std::size_t room = committed < g_peer_rx_pbufs ? g_peer_rx_pbufs - committed : 0;
+    give = std::min(give, room * TCP_MSS);
+    if (std::size_t{c.pcb->rcv_wnd} + give < kWindowFloor) {
+      give = std::min(c.window_owed, kWindowFloor - c.pcb->rcv_wnd);
+    }
+    if (give < c.window_owed) ++g_stats.window_withheld;
+  }
+  if (give == 0) return;
+  const bool was_small = c.pcb->rcv_wnd < kWindowFloor;
+  c.window_owed -= give;
+  tcp_recved(c.pcb, static_cast<u16_t>(give));
+  // lwIP tells the peer of a window that grew by less than a quarter
+  // only with its next segment; one that was all but shut must hear now.
+  if (was_small) {
+    tcp_ack_now(c.pcb);
+    (void)tcp_output(c.pcb);
+  }
+}
+
+void grant_peer(const IpAddress& peer) {
+  for (Conn& c : g_conns) {
+    if (c.in_use && c.window_owed != 0 && c.peer.address.peer() == peer) grant_window(c);
+  }
+}
+
+// A new connection's first window, set before its SYN-ACK offers it
+// (lwIP's passive-open callback, LWIP_TCP_PCB_NUM_EXT_ARGS): what the peer's
+// share has room for, counting the connections it has and the ones whose
+// handshakes are still under way (their pcbs are not ours yet), at least
+// kWindowFloor and at most TCP_WND. Cut later, the window would trim what
+// the peer had already sent into it: a loss in all but name.
+bool is_conn(const void* arg);
+
+err_t fit_first_window(u8_t id, tcp_pcb_listen*, tcp_pcb* pcb) {
+  if (g_peer_rx_pbufs == 0) return ERR_OK;
+  const IpAddress peer = from_lwip(pcb->remote_ip).peer();
+  std::size_t committed = commitment_of(peer);
+  for (const tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
+    if (p != pcb && p->state == SYN_RCVD && !is_conn(p->callback_arg) &&
+        from_lwip(p->remote_ip).peer() == peer) {
+      committed += window_pbufs(p);
+    }
+  }
+  const std::size_t room = committed < g_peer_rx_pbufs ? g_peer_rx_pbufs - committed : 0;
+  const std::size_t window = std::clamp<std::size_t>(room * TCP_MSS, kWindowFloor, TCP_WND);
+  if (window < pcb->rcv_wnd) {
+    pcb->rcv_wnd = pcb->rcv_ann_wnd = static_cast<tcpwnd_size_t>(window);
+    // Owed from the start: on_accept moves it to the connection.
+    tcp_ext_arg_set(pcb, id, reinterpret_cast<void*>(std::uintptr_t{TCP_WND - window}));
+    ++g_stats.window_withheld;
+  }
+  return ERR_OK;
+}
+
+constexpr tcp_ext_arg_callbacks kFirstWindow = {.destroy = nullptr,
+                                                .passive_open = fit_first_window};
+u8_t g_first_window_id = LWIP_TCP_PCB_NUM_EXT_ARG_ID_INVALID;
+
 // Whether `pbufs` more for `c` would take its peer past its share of
 // received pbufs. Scans the table only when the bound says it might.
 bool past_peer_rx_share(const Conn& c, std::size_t pbufs) {
@@ -147,6 +260,7 @@ bool is_conn(const void* arg) {
 
 void release_conn(Conn* c) {
   rx_released(c->rx_pbufs);
+  c->window_owed = 0;
   if (c->rx != nullptr) pbuf_free(c->rx);
   c->rx = nullptr;
   c->rx_pbufs = 0;
@@ -226,8 +340,13 @@ err_t on_sent(void* arg, tcp_pcb*, u16_t) {
 
 err_t on_poll(void* arg, tcp_pcb*) {
   // A writer waiting on lwIP's heap (ERR_MEM with nothing in flight) has no
-  // sent() to wake it: retry from the poll timer.
-  if (auto* c = static_cast<Conn*>(arg)) c->tx_event.set();
+  // sent() to wake it: retry from the poll timer. A window owed for the
+  // peer's share is offered again (out-of-order data lwIP freed by itself
+  // is only seen by looking).
+  if (auto* c = static_cast<Conn*>(arg)) {
+    c->tx_event.set();
+    grant_window(*c);
+  }
   return ERR_OK;
 }
 
@@ -267,12 +386,19 @@ void detach(tcp_pcb* pcb) {
 // error to report (if close had to abort).
 Result<void> close_conn(Conn* c) {
   Result<void> result;
+  const IpAddress peer = c->peer.address.peer();
   if (tcp_pcb* pcb = c->pcb) {
     detach(pcb);
     c->pcb = nullptr;
     // Nobody will read past this point: out-of-order data would only hold
     // buffers while the FIN waits for an ACK a hostile peer never sends.
     tcp_free_ooseq(pcb);
+    // A window still owed for the peer's share is no unread data: lwIP
+    // answers a close with a reset when the window is not whole.
+    if (c->window_owed != 0) {
+      tcp_recved(pcb, static_cast<u16_t>(std::min<std::size_t>(c->window_owed, 0xFFFF)));
+      c->window_owed = 0;
+    }
     if (tcp_close(pcb) != ERR_OK) {
       tcp_abort(pcb);
       ++g_stats.close_aborts;
@@ -280,6 +406,8 @@ Result<void> close_conn(Conn* c) {
     }
   }
   release_conn(c);
+  // What it held and was offered is the peer's other connections' now.
+  if (!windows_fit_any_share()) grant_peer(peer);
   return result;
 }
 
@@ -325,6 +453,10 @@ err_t on_accept(void* arg, tcp_pcb* newpcb, err_t err) {
   attach(c, newpcb);
   c->connected = true;
   c->inbound = true;
+  if (g_first_window_id != LWIP_TCP_PCB_NUM_EXT_ARG_ID_INVALID) {
+    c->window_owed = reinterpret_cast<std::uintptr_t>(tcp_ext_arg_get(newpcb, g_first_window_id));
+    tcp_ext_arg_set(newpcb, g_first_window_id, nullptr);
+  }
   if (l->tail != nullptr) {
     l->tail->next_pending = c;
   } else {
@@ -441,7 +573,10 @@ std::size_t take_received(Conn* c, std::span<std::byte> buf) {
   rx_released(c->rx_pbufs - left);
   c->rx_pbufs = left;
   if (c->pcb != nullptr) {
-    tcp_recved(c->pcb, n);
+    c->window_owed += n;
+    grant_window(*c);
+    // The peer's other connections waiting for room: this read made some.
+    if (!windows_fit_any_share()) grant_peer(c->peer.address.peer());
     // Data refused for want of room (on_recv) is taken now, not on
     // lwIP's next fast timer. It may call on_recv, never free c.
     if (c->pcb->refused_data != nullptr) (void)tcp_process_refused_data(c->pcb);
@@ -705,6 +840,10 @@ Result<TcpListener> TcpListener::listen(std::uint16_t port, std::size_t backlog)
   l->port = lpcb->local_port;
   tcp_arg(lpcb, l);
   tcp_accept(lpcb, on_accept);
+  if (g_first_window_id == LWIP_TCP_PCB_NUM_EXT_ARG_ID_INVALID) {
+    g_first_window_id = tcp_ext_arg_alloc_id();
+  }
+  tcp_ext_arg_set_callbacks(lpcb, g_first_window_id, &kFirstWindow);
   return TcpListener(l);
 }
 
@@ -775,8 +914,29 @@ extern "C" err_t starling_tcp_inpacket(struct tcp_pcb* pcb, struct pbuf* p) {
   const std::size_t pbufs = pbuf_clen(p);
   if (is_conn(pcb->callback_arg) &&
       past_peer_rx_share(*static_cast<const Conn*>(pcb->callback_arg), pbufs)) {
-    ++g_stats.refused_peer_data;
-    return ERR_MEM;
+    const Conn& to = *static_cast<const Conn*>(pcb->callback_arg);
+    const IpAddress peer = to.peer.address.peer();
+    // What the share refuses first is the peer's own out-of-order data: it
+    // holds buffers without letting any connection advance (the peer's
+    // SACK blocks never promised it was kept).
+    bool evicted = false;
+    for (Conn& c : g_conns) {
+      if (c.in_use && c.pcb != nullptr && c.pcb->ooseq != nullptr &&
+          c.peer.address.peer() == peer) {
+        tcp_free_ooseq(c.pcb);
+        ++g_stats.ooseq_evicted;
+        evicted = true;
+      }
+    }
+    // A connection that holds nothing takes its next segment whatever its
+    // peer holds: its window (at least kWindowFloor) was offered within the
+    // share's floors, and a zero-window probe refused for ever would end
+    // the connection. At most one segment per connection past the share.
+    const bool holds_nothing = rx_held(to) == 0;
+    if (!holds_nothing && (!evicted || past_peer_rx_share(to, pbufs))) {
+      ++g_stats.refused_peer_data;
+      return ERR_MEM;
+    }
   }
   g_rx_held_bound += pbufs;
   return ERR_OK;

@@ -52,6 +52,11 @@ struct TcpStats {
   std::uint64_t refused_unread =
       0;  // segments refused: the reader had TCP_WND/TCP_MSS + TCP_OOSEQ_MAX_PBUFS pbufs unread
   std::uint64_t refused_peer_data = 0;  // segments dropped: their peer held its share of pbufs
+  // Receive windows kept smaller than the reader made room for (at a read,
+  // or a new connection's): the peer held or was offered its share.
+  std::uint64_t window_withheld = 0;
+  // Out-of-order queues freed because their peer reached its share.
+  std::uint64_t ooseq_evicted = 0;
   std::uint64_t peer_segment_waits =
       0;                               // writes that waited: their peer held its share of segments
   std::size_t connections_in_use = 0;  // pool slots currently held
@@ -184,18 +189,25 @@ std::size_t tcp_peer_share() noexcept;
 
 // The received data one peer may make the stack hold, in pbufs, over all
 // its connections (either direction): unread by the application, queued
-// out of order, or refused and kept by lwIP for a retry. Every segment with
-// data is admitted or dropped before lwIP queues it (lwIP's
-// LWIP_HOOK_TCP_INPACKET_PCB): one that would take its peer past the share
-// is dropped unacknowledged and counted (refused_peer_data); the peer
-// retransmits once its data has been read. Every other peer is served as
-// before. A received pbuf is a NIC buffer (256, of which the stack holds
-// at most 192 zero-copy: net/netif/rx_pool.h) or a PBUF_POOL copy (512);
-// the default, 95, is below half of the smallest of them. The bookkeeping
-// is a scan of the connection table, made only when all connections
-// together might hold a share (a running upper bound says when): an echo
-// that keeps up never scans. 0 turns the limit off. Set from the kernel
-// command line by `starling.tcp_peer_rx_pbufs=N|off` (platform/network.cc).
+// out of order, or refused and kept by lwIP for a retry. Kept first by the
+// receive windows (issue 47): the windows offered to a peer's connections,
+// with their unread data, stay within the share (reads reopen them as far
+// as there is room, window_withheld counts the rest; a new connection's
+// first window is set before its SYN-ACK), two segments at the least, so an
+// honest sender slows down rather than loses segments. Then, for what
+// windows cannot bound (tiny segments): every segment with data is admitted
+// or dropped before lwIP queues it (lwIP's LWIP_HOOK_TCP_INPACKET_PCB); past
+// the share the peer's out-of-order queues are freed first (ooseq_evicted),
+// then one that would still take its peer past the share is dropped
+// unacknowledged and counted (refused_peer_data), unless its connection
+// holds nothing (one segment per connection: a window probe is never
+// refused for ever); the peer retransmits once its data has been read. Every other peer is served
+// as before. A received pbuf is a NIC buffer (256, of which the stack holds at most 192 zero-copy:
+// net/netif/rx_pool.h) or a PBUF_POOL copy (512); the default, 95, is below half of the smallest of
+// them. The bookkeeping is a scan of the connection table, made only when all connections together
+// might hold a share (a running upper bound says when): an echo that keeps up never scans. 0 turns
+// the limit off. Set from the kernel command line by `starling.tcp_peer_rx_pbufs=N|off`
+// (platform/network.cc).
 inline constexpr std::size_t kDefaultTcpPeerRxPbufs = 95;
 inline constexpr std::size_t kMaxTcpPeerRxPbufs = 4096;  // the command line's bound
 void set_tcp_peer_rx_pbufs(std::size_t pbufs) noexcept;

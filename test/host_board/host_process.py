@@ -40,7 +40,8 @@ class TapNamespace:
         try:
             self._ip("-n", self.name, "link", "set", "lo", "up")
             self._ip("-n", self.name, "tuntap", "add", "dev", self.tap, "mode", "tap")
-            self._ip("-n", self.name, "addr", "add", self.peer_cidr, "dev", self.tap)
+            if self.peer_cidr:  # None: the wire's far end is elsewhere (test/impaired_link.py)
+                self._ip("-n", self.name, "addr", "add", self.peer_cidr, "dev", self.tap)
             self._ip("-n", self.name, "link", "set", self.tap, "up")
         except BaseException:
             self.__exit__(None, None, None)
@@ -125,10 +126,10 @@ def echo_stats(host, port=1235, only=""):
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", reply.decode("ascii", "replace"))}
 
 
-def run_in_namespace(script, argv, timeout=240):
+def run_in_namespace(script, argv, timeout=240, peer_cidr="10.0.2.2/24"):
     """Runs `script` again inside a fresh TapNamespace with `argv` plus
     --inside; returns its exit code. The namespace is removed afterwards."""
-    with TapNamespace() as ns:
+    with TapNamespace(peer_cidr=peer_cidr) as ns:
         return ns.run([sys.executable, os.path.abspath(script), "--inside", *argv],
                       timeout=timeout).returncode
 
@@ -158,15 +159,16 @@ def app_test_main(script, doc, inside, qemu=False, namespace_timeout=240):
 QEMU_RUN_S = 600  # how long the launcher lets QEMU run; the test stops it sooner
 
 
-def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV", initrd=None):
+def app_for(args, ip, netdev_env="STARLING_ECHO_NETDEV", initrd=None, tap_options=""):
     """The app under test on the TAP: the host binary (DWMAC driver and
     model) with `ip`, or the :qemu launcher's image (virtio-net; its own
     default address, 10.0.2.15/24 via 10.0.2.2) on the same TAP, its netdev
     given in `netdev_env` (each app's launcher reads its own: apps/echo's
     BUILD.bazel, apps/httpd/httpd.bzl); `initrd`: its boot files
-    (docs/boot-files.md), as --initrd= or QEMU's -initrd."""
+    (docs/boot-files.md), as --initrd= or QEMU's -initrd; `tap_options`:
+    more of QEMU's tap netdev options (",vnet_hdr=off")."""
     if getattr(args, "qemu", None):
-        os.environ[netdev_env] = "tap,id=n0,ifname=st0,script=no,downscript=no"
+        os.environ[netdev_env] = "tap,id=n0,ifname=st0,script=no,downscript=no" + tap_options
         extra = ["--", "-initrd", initrd] if initrd else []
         return App([args.qemu, "--timeout", str(QEMU_RUN_S), *extra])
     return App([args.app, "--tap=st0", f"--ip={ip}", *([f"--initrd={initrd}"] if initrd else [])])

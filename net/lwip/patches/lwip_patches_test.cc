@@ -217,6 +217,61 @@ TEST_F(LwipPatchesTest, Bug56397OutOfOrderDataStaysInsideTheWindow) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0011: a peer that sends while it acknowledges (an echo client) has only
+// data-carrying segments to say that ours was lost. With SACK negotiated,
+// three such segments that ack below our unacknowledged data and carry a
+// SACK block past it are duplicate ACKs (RFC 6675): lwIP resends the
+// missing segment at once. Unpatched it counts none of them and the loss
+// waits for the retransmission timer.
+TEST_F(LwipPatchesTest, DataCarryingAcksWithSackBlocksStartAFastRetransmit) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1302;
+    constexpr std::uint16_t kPeerPort = 45002;
+    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    NetifTestRig::nic().sent.clear();
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, 9999, 0, 2 /*SYN*/, {}, 1460, 65535, sack_permitted));
+    std::uint32_t iss = 0;
+    for (const Bytes& f : NetifTestRig::nic().sent) {
+      if (f.size() >= 54 && get16(f, 36) == kPeerPort) iss = get32(f, 38);
+    }
+    const std::uint32_t r0 = 10000;
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, iss + 1, 16 /*ACK*/));
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    // Our 3,000 bytes go out; the first segment is "lost" (never acked).
+    NetifTestRig::nic().sent.clear();
+    EXPECT_EQ((co_await stream->write(pattern(3000, 7))).value_or(0), 3000u);
+    // Data segments of ours that start at `seq`.
+    const auto sent_from = [](std::uint32_t seq) {
+      std::size_t n = 0;
+      for (const Bytes& f : NetifTestRig::nic().sent) {
+        if (f.size() < 54 || get16(f, 36) != kPeerPort || get32(f, 38) != seq) continue;
+        const std::size_t tcp_header = (std::to_integer<std::size_t>(f[46]) >> 4) * 4;
+        if (get16(f, 16) > 20 + tcp_header) ++n;  // it carries data
+      }
+      return n;
+    };
+    EXPECT_EQ(sent_from(iss + 1), 1u);
+    // The peer's data, acking nothing of ours, its SACK block saying it
+    // holds everything after the first segment.
+    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+    put32(sack, 2, iss + 1 + 1460);
+    put32(sack, 6, iss + 1 + 3000);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0 + 100 * i, iss + 1,
+                                                     16 | 8, pattern(100, i), 0, 65535, sack));
+    }
+    EXPECT_EQ(sent_from(iss + 1), 2u) << "the lost segment was not resent on three SACKs";
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // An IPv4 fragment from `src` to us, as an Ethernet frame: `data` at byte
 // `offset` of datagram `id`'s payload (a multiple of 8 unless it is the
 // last), more to come unless `last`.
