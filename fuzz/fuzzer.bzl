@@ -70,7 +70,7 @@ _fuzz_launcher = rule(
     doc = "Runs a fuzzer built with the `fuzzer` feature on its seed corpus.",
 )
 
-def starling_fuzzer(name, srcs, deps = [], corpus = None, copts = [], options = [], runs = 20000, **kwargs):
+def starling_fuzzer(name, srcs, deps = [], corpus = None, copts = [], options = [], runs = 20000, test_size = "small", **kwargs):
     """A libFuzzer fuzzer `name` and its bounded regression run `name_test`.
 
     Args:
@@ -81,6 +81,8 @@ def starling_fuzzer(name, srcs, deps = [], corpus = None, copts = [], options = 
       copts: extra compile options for srcs.
       options: libFuzzer options every run gets (e.g. -max_len=1500).
       runs: executions of the test after the seeds (-runs).
+      test_size: the test's size (its timeout): "small" (60 s) unless runs
+        are slow enough that a loaded machine needs more.
       **kwargs: passed to the cc_binary (features, linkopts, ...).
     """
     if corpus == None:
@@ -106,7 +108,7 @@ def starling_fuzzer(name, srcs, deps = [], corpus = None, copts = [], options = 
     )
     native.sh_test(
         name = name + "_test",
-        size = "small",
+        size = test_size,
         srcs = ["//fuzz:run_test.sh"],
         args = ["$(rootpath :%s)" % name],
         data = [":" + name],

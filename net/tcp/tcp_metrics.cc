@@ -57,12 +57,10 @@ Result<void> register_tcp_metrics(metrics::Registry& registry) {
        &s.refused_peer_data},
       {{.name = "starling_tcp_window_withheld_total",
         .help = "TCP receive windows kept smaller than the reader made room for: the peer "
-                "held or was offered its share (starling.tcp_peer_rx_pbufs=).",
-        .line_key = "tcp_rx_window_withheld"},
+                "held or was offered its share (starling.tcp_peer_rx_pbufs=)."},
        &s.window_withheld},
       {{.name = "starling_tcp_ooseq_evicted_total",
-        .help = "TCP out-of-order queues freed because their peer reached its share.",
-        .line_key = "tcp_rx_ooseq_evicted"},
+        .help = "TCP out-of-order queues freed because their peer reached its share."},
        &s.ooseq_evicted},
       {{.name = "starling_tcp_peer_segment_waits_total",
         .help = "TCP writes that waited: their peer held its share of the segment pool "

@@ -279,8 +279,10 @@ def out_of_order_phase(failures):
               f"tcp_rx_refused_peer "
               f"+{refused}; RX buffers and PBUF_POOL held {held}; host B: {ok} of 10 echoes, "
               f"the first after {first} ms")
-        if refused <= 0:
-            failures.append("host A's out-of-order segments were never refused: not in its share")
+        # Past its share A's own out-of-order queues are freed first (issue
+        # 47: starling_tcp_ooseq_evicted_total) and only then are segments
+        # refused, so a refusal is no longer certain; what A makes the guest
+        # hold is.
         if held > 95 + 16:  # A's share, and a little for B's echoes and the stats
             failures.append(f"{held} receive buffers held while host A queued out of order: "
                             "more than its share of 95")

@@ -80,6 +80,36 @@ Task<void> echo_client(std::uint16_t port, std::size_t size) {
   co_return s.close();
 }
 
+// `count` connections to `port` on `l`, each accepted: the client ends and
+// the server ends, in order.
+struct Pairs {
+  std::vector<TcpStream> clients;
+  std::vector<TcpStream> servers;
+};
+Task<Pairs> connect_pairs(TcpListener& l, std::uint16_t port, std::size_t count) {
+  Pairs pairs;
+  for (std::size_t i = 0; i < count; ++i) {
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(port));
+    Result<TcpStream> s = co_await l.accept();
+    if (!c || !s) co_return Unexpected(Error::kDeviceError);
+    pairs.clients.push_back(std::move(*c));
+    pairs.servers.push_back(std::move(*s));
+  }
+  co_return std::move(pairs);
+}
+
+// Reads `s` until `got` holds `bytes` (or EOF), each read within 5 s.
+Task<void> read_until(TcpStream& s, std::vector<std::byte>& got, std::size_t bytes) {
+  std::array<std::byte, 4096> buf;
+  while (got.size() < bytes) {
+    Result<std::size_t> n = co_await async::with_timeout(s.read(buf), 5 * async::kSecond);
+    if (!n) co_return Unexpected(n.error());
+    if (*n == 0) break;
+    got.insert(got.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
+  }
+  co_return {};
+}
+
 TEST_F(TcpTest, EchoOneMebibyte) {
   auto body = []() -> Task<void> {
     Result<TcpListener> l = TcpListener::listen(7001, 4);
@@ -461,15 +491,10 @@ TEST_F(TcpTest, ParallelStreamsFromOnePeerMeetWindowsNotDrops) {
     if (!l) co_return Unexpected(l.error());
     const TcpStats before = tcp_stats();
     EXPECT_EQ(tcp_peer_rx_pbufs(), kDefaultTcpPeerRxPbufs);
-    std::vector<TcpStream> clients;
-    std::vector<TcpStream> servers;
-    for (std::size_t i = 0; i < kClients; ++i) {
-      Result<TcpStream> c = co_await TcpStream::connect(kServer(7012));
-      Result<TcpStream> s = co_await l->accept();
-      if (!c || !s) co_return Unexpected(Error::kDeviceError);
-      clients.push_back(std::move(*c));
-      servers.push_back(std::move(*s));
-    }
+    Result<Pairs> pairs = co_await connect_pairs(*l, 7012, kClients);
+    if (!pairs) co_return Unexpected(pairs.error());
+    std::vector<TcpStream>& clients = pairs->clients;
+    std::vector<TcpStream>& servers = pairs->servers;
     std::vector<std::byte> data(kBytes);
     for (std::size_t i = 0; i < data.size(); ++i) data[i] = pattern(i);
     async::Scope writers;
@@ -483,20 +508,10 @@ TEST_F(TcpTest, ParallelStreamsFromOnePeerMeetWindowsNotDrops) {
     const IpAddress peer = kServer(0).address;
     EXPECT_LE(tcp_peer_rx_held(peer), kDefaultTcpPeerRxPbufs);
     std::vector<std::vector<std::byte>> got(kClients);
-    auto read_all_of = [](TcpStream& s, std::vector<std::byte>& got) -> Task<void> {
-      std::array<std::byte, 4096> buf;
-      while (got.size() < kBytes) {
-        Result<std::size_t> n = co_await async::with_timeout(s.read(buf), 5 * async::kSecond);
-        if (!n) co_return Unexpected(n.error());
-        if (*n == 0) break;
-        got.insert(got.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(*n));
-      }
-      co_return {};
-    };
     {
       async::Scope readers;
       for (std::size_t i = 0; i < kClients; ++i) {
-        EXPECT_TRUE(readers.spawn(read_all_of(servers[i], got[i])).ok());
+        EXPECT_TRUE(readers.spawn(read_until(servers[i], got[i], kBytes)).ok());
       }
       EXPECT_TRUE((co_await readers.join()).ok());
     }
