@@ -148,6 +148,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0009-icmp6-error-rate-hook.patch",
     "//net/lwip/patches:0010-ip6-reassembly-per-source-share.patch",
     "//net/lwip/patches:0011-tcp-sack-blocks-make-duplicate-acks.patch",
+    "//net/lwip/patches:0012-tcp-newreno-partial-acks.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

@@ -272,6 +272,61 @@ TEST_F(LwipPatchesTest, DataCarryingAcksWithSackBlocksStartAFastRetransmit) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0012: two segments of one window lost. Three duplicate ACKs resend the
+// first; the ACK for it stops short of the second (a partial ACK, RFC
+// 6582), which is resent at once. Unpatched, that ACK ends fast recovery
+// and the second waits for three more duplicate ACKs or the timer.
+TEST_F(LwipPatchesTest, PartialAckInFastRecoveryResendsTheNextHole) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1303;
+    constexpr std::uint16_t kPeerPort = 45003;
+    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    NetifTestRig::nic().sent.clear();
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, 9999, 0, 2 /*SYN*/, {}, 1460, 65535, sack_permitted));
+    std::uint32_t iss = 0;
+    for (const Bytes& f : NetifTestRig::nic().sent) {
+      if (f.size() >= 54 && get16(f, 36) == kPeerPort) iss = get32(f, 38);
+    }
+    const std::uint32_t r0 = 10000;
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, iss + 1, 16 /*ACK*/));
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    NetifTestRig::nic().sent.clear();
+    // Three segments: 1460, 1460 and 80 bytes; the first two are lost.
+    EXPECT_EQ((co_await stream->write(pattern(3000, 9))).value_or(0), 3000u);
+    const auto sent_from = [](std::uint32_t seq) {
+      std::size_t n = 0;
+      for (const Bytes& f : NetifTestRig::nic().sent) {
+        if (f.size() < 54 || get16(f, 36) != kPeerPort || get32(f, 38) != seq) continue;
+        const std::size_t tcp_header = (std::to_integer<std::size_t>(f[46]) >> 4) * 4;
+        if (get16(f, 16) > 20 + tcp_header) ++n;
+      }
+      return n;
+    };
+    const std::uint32_t first = iss + 1, second = iss + 1 + 1460;
+    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+    put32(sack, 2, iss + 1 + 2920);
+    put32(sack, 6, iss + 1 + 3000);
+    for (std::uint32_t i = 0; i < 3; ++i) {  // duplicate ACKs: the first is resent
+      (void)co_await NetifTestRig::deliver(
+          tcp_frame(kPeerPort, kPort, r0 + 100 * i, first, 16, {}, 0, 65535, sack));
+    }
+    EXPECT_EQ(sent_from(first), 2u);
+    EXPECT_EQ(sent_from(second), 1u);
+    // The ACK for the resent first segment: short of the second hole.
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, r0 + 300, second, 16, {}, 0, 65535, sack));
+    EXPECT_EQ(sent_from(second), 2u) << "the second hole was not resent on the partial ACK";
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // An IPv4 fragment from `src` to us, as an Ethernet frame: `data` at byte
 // `offset` of datagram `id`'s payload (a multiple of 8 unless it is the
 // last), more to come unless `last`.
