@@ -89,6 +89,21 @@ void print_dec(std::uint64_t value) {
   console::print_dec(static_cast<std::int64_t>(value));
 }
 
+// "FAILED: TX descriptor 0 not written back in 10 ms (TDES3 0x..., DMA_CH0_STATUS
+// 0x..., DMA_DEBUG_STATUS0 0x...)": a descriptor the DMA never handed back.
+void print_not_written_back(const char* ring, std::uint32_t slot, const char* word_name,
+                            std::uint32_t word, std::uint32_t status, std::uint32_t debug) {
+  console::print("FAILED: ");
+  console::print(ring);
+  console::print(" descriptor ");
+  print_dec(slot);
+  console::print(" not written back in 10 ms (");
+  print_hex_field(word_name, word);
+  print_hex_field(", DMA_CH0_STATUS ", status);
+  print_hex_field(", DMA_DEBUG_STATUS0 ", debug);
+  console::print(")");
+}
+
 }  // namespace
 
 void Dwmac::run_self_test() {
@@ -140,24 +155,15 @@ void Dwmac::run_self_test() {
   bool passed = false;
   console::print("dwmac: self-test ");
   if ((tdes3 & desc::kOwn) != 0) {
-    console::print("FAILED: TX descriptor ");
-    print_dec(tx_slot);
-    print_hex_field(" not written back in 10 ms (TDES3 ", tdes3);
-    print_hex_field(", DMA_CH0_STATUS ", status);
-    print_hex_field(", DMA_DEBUG_STATUS0 ", debug);
-    console::print(")");
+    print_not_written_back("TX", tx_slot, "TDES3 ", tdes3, status, debug);
   } else if ((tdes3 & desc::kTxErrorSummary) != 0) {
     console::print("FAILED: TX descriptor ");
     print_dec(tx_slot);
     print_hex_field(" written back with errors (TDES3 ", tdes3);
     console::print(")");
   } else if ((rdes3 & desc::kOwn) != 0) {
-    console::print("FAILED: RX descriptor ");
-    print_dec(rx_slot);
-    print_hex_field(" not written back in 10 ms (RDES3 ", rdes3);
-    print_hex_field(", DMA_CH0_STATUS ", status);
-    print_hex_field(", DMA_DEBUG_STATUS0 ", debug);
-    console::print("); TX descriptor ");
+    print_not_written_back("RX", rx_slot, "RDES3 ", rdes3, status, debug);
+    console::print("; TX descriptor ");
     print_dec(tx_slot);
     console::print(" was written back");
   } else if ((rdes3 & (desc::kFirst | desc::kLast)) != (desc::kFirst | desc::kLast) ||

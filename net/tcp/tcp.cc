@@ -204,9 +204,14 @@ void grant_window(Conn& c) {
   }
 }
 
-void grant_peer(const IpAddress& peer) {
+// The same for every connection of `peer` owed a window, `first` (if
+// given) before the others.
+void grant_peer(const IpAddress& peer, Conn* first = nullptr) {
+  if (first != nullptr) grant_window(*first);
   for (Conn& c : g_conns) {
-    if (c.in_use && c.window_owed != 0 && c.peer.address.peer() == peer) grant_window(c);
+    if (&c != first && c.in_use && c.window_owed != 0 && c.peer.address.peer() == peer) {
+      grant_window(c);
+    }
   }
 }
 
@@ -216,7 +221,13 @@ void grant_peer(const IpAddress& peer) {
 // handshakes are still under way (their pcbs are not ours yet), at least
 // kWindowFloor and at most TCP_WND. Cut later, the window would trim what
 // the peer had already sent into it: a loss in all but name.
-bool is_conn(const void* arg);
+// Whether a pcb's arg is one of our connections (a listener's state, or
+// nothing, otherwise). std::less: a total order even for pointers into
+// different arrays, where < is unspecified.
+bool is_conn(const void* arg) {
+  const std::less<const void*> before;
+  return !before(arg, std::begin(g_conns)) && before(arg, std::end(g_conns));
+}
 
 err_t fit_first_window(u8_t id, tcp_pcb_listen*, tcp_pcb* pcb) {
   if (g_peer_rx_pbufs == 0) return ERR_OK;
@@ -248,14 +259,6 @@ u8_t g_first_window_id = LWIP_TCP_PCB_NUM_EXT_ARG_ID_INVALID;
 bool past_peer_rx_share(const Conn& c, std::size_t pbufs) {
   if (g_peer_rx_pbufs == 0 || g_rx_held_bound + pbufs <= g_peer_rx_pbufs) return false;
   return rx_held_by(c.peer.address.peer()) + pbufs > g_peer_rx_pbufs;
-}
-
-// Whether a pcb's arg is one of our connections (a listener's state, or
-// nothing, otherwise). std::less: a total order even for pointers into
-// different arrays, where < is unspecified.
-bool is_conn(const void* arg) {
-  const std::less<const void*> before;
-  return !before(arg, std::begin(g_conns)) && before(arg, std::end(g_conns));
 }
 
 void release_conn(Conn* c) {
@@ -574,9 +577,13 @@ std::size_t take_received(Conn* c, std::span<std::byte> buf) {
   c->rx_pbufs = left;
   if (c->pcb != nullptr) {
     c->window_owed += n;
-    grant_window(*c);
-    // The peer's other connections waiting for room: this read made some.
-    if (!windows_fit_any_share()) grant_peer(c->peer.address.peer());
+    // This connection first, then the peer's others waiting for room: this
+    // read made some (with every window fitting, nobody waits).
+    if (windows_fit_any_share()) {
+      grant_window(*c);
+    } else {
+      grant_peer(c->peer.address.peer(), c);
+    }
     // Data refused for want of room (on_recv) is taken now, not on
     // lwIP's next fast timer. It may call on_recv, never free c.
     if (c->pcb->refused_data != nullptr) (void)tcp_process_refused_data(c->pcb);

@@ -166,6 +166,35 @@ TEST_F(LwipPatchesTest, OptionLengthIsNotReadPastTheHeader) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// The peer's side of a handshake with our listener on `port` from
+// `peer_port`: its SYN (MSS 1460, and `options`), then its ACK of our
+// SYN-ACK; our ISN. The peer's next sequence number is kPeerSeq.
+constexpr std::uint32_t kPeerSeq = 10000;
+async::Task<std::uint32_t> handshake_from_peer(std::uint16_t port, std::uint16_t peer_port,
+                                               const Bytes& options = {}) {
+  NetifTestRig::nic().sent.clear();
+  (void)co_await NetifTestRig::deliver(
+      tcp_frame(peer_port, port, kPeerSeq - 1, 0, 2 /*SYN*/, {}, 1460, 65535, options));
+  std::uint32_t iss = 0;
+  for (const Bytes& f : NetifTestRig::nic().sent) {
+    if (f.size() >= 54 && get16(f, 36) == peer_port) iss = get32(f, 38);
+  }
+  (void)co_await NetifTestRig::deliver(tcp_frame(peer_port, port, kPeerSeq, iss + 1, 16 /*ACK*/));
+  co_return iss;
+}
+
+// Data segments we sent to `peer_port` starting at `seq` (pure ACKs not
+// counted), among the NIC's sent frames.
+std::size_t data_sent_from(std::uint16_t peer_port, std::uint32_t seq) {
+  std::size_t n = 0;
+  for (const Bytes& f : NetifTestRig::nic().sent) {
+    if (f.size() < 54 || get16(f, 36) != peer_port || get32(f, 38) != seq) continue;
+    const std::size_t tcp_header = (std::to_integer<std::size_t>(f[46]) >> 4) * 4;
+    if (get16(f, 16) > 20 + tcp_header) ++n;
+  }
+  return n;
+}
+
 // 0002 (bug #56397 and the case upstream still has): the first out-of-order
 // segment reaches past the receive window. Unpatched it is queued whole, and
 // the data in order that later fills the window dequeues it into a window
@@ -176,14 +205,8 @@ TEST_F(LwipPatchesTest, Bug56397OutOfOrderDataStaysInsideTheWindow) {
     constexpr std::uint16_t kPeerPort = 45001;
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    NetifTestRig::nic().sent.clear();
-    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, 9999, 0, 2 /*SYN*/, {}, 1460));
-    std::uint32_t cookie = 0;
-    for (const Bytes& f : NetifTestRig::nic().sent) {
-      if (f.size() >= 54 && get16(f, 36) == kPeerPort) cookie = get32(f, 38);
-    }
-    const std::uint32_t r0 = 10000;  // rcv_nxt: the peer's ISN + 1
-    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, cookie + 1, 16 /*ACK*/));
+    const std::uint32_t cookie = (co_await handshake_from_peer(kPort, kPeerPort)).value_or(0);
+    const std::uint32_t r0 = kPeerSeq;  // rcv_nxt: the peer's ISN + 1
     auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
     EXPECT_TRUE(stream.ok());
     if (!stream.ok()) co_return {};
@@ -230,31 +253,16 @@ TEST_F(LwipPatchesTest, DataCarryingAcksWithSackBlocksStartAFastRetransmit) {
     const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    NetifTestRig::nic().sent.clear();
-    (void)co_await NetifTestRig::deliver(
-        tcp_frame(kPeerPort, kPort, 9999, 0, 2 /*SYN*/, {}, 1460, 65535, sack_permitted));
-    std::uint32_t iss = 0;
-    for (const Bytes& f : NetifTestRig::nic().sent) {
-      if (f.size() >= 54 && get16(f, 36) == kPeerPort) iss = get32(f, 38);
-    }
-    const std::uint32_t r0 = 10000;
-    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, iss + 1, 16 /*ACK*/));
+    const std::uint32_t iss =
+        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
+    const std::uint32_t r0 = kPeerSeq;
     auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
     EXPECT_TRUE(stream.ok());
     if (!stream.ok()) co_return {};
     // Our 3,000 bytes go out; the first segment is "lost" (never acked).
     NetifTestRig::nic().sent.clear();
     EXPECT_EQ((co_await stream->write(pattern(3000, 7))).value_or(0), 3000u);
-    // Data segments of ours that start at `seq`.
-    const auto sent_from = [](std::uint32_t seq) {
-      std::size_t n = 0;
-      for (const Bytes& f : NetifTestRig::nic().sent) {
-        if (f.size() < 54 || get16(f, 36) != kPeerPort || get32(f, 38) != seq) continue;
-        const std::size_t tcp_header = (std::to_integer<std::size_t>(f[46]) >> 4) * 4;
-        if (get16(f, 16) > 20 + tcp_header) ++n;  // it carries data
-      }
-      return n;
-    };
+    const auto sent_from = [](std::uint32_t seq) { return data_sent_from(kPeerPort, seq); };
     EXPECT_EQ(sent_from(iss + 1), 1u);
     // The peer's data, acking nothing of ours, its SACK block saying it
     // holds everything after the first segment.
@@ -283,30 +291,16 @@ TEST_F(LwipPatchesTest, PartialAckInFastRecoveryResendsTheNextHole) {
     const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    NetifTestRig::nic().sent.clear();
-    (void)co_await NetifTestRig::deliver(
-        tcp_frame(kPeerPort, kPort, 9999, 0, 2 /*SYN*/, {}, 1460, 65535, sack_permitted));
-    std::uint32_t iss = 0;
-    for (const Bytes& f : NetifTestRig::nic().sent) {
-      if (f.size() >= 54 && get16(f, 36) == kPeerPort) iss = get32(f, 38);
-    }
-    const std::uint32_t r0 = 10000;
-    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, iss + 1, 16 /*ACK*/));
+    const std::uint32_t iss =
+        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
+    const std::uint32_t r0 = kPeerSeq;
     auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
     EXPECT_TRUE(stream.ok());
     if (!stream.ok()) co_return {};
     NetifTestRig::nic().sent.clear();
     // Three segments: 1460, 1460 and 80 bytes; the first two are lost.
     EXPECT_EQ((co_await stream->write(pattern(3000, 9))).value_or(0), 3000u);
-    const auto sent_from = [](std::uint32_t seq) {
-      std::size_t n = 0;
-      for (const Bytes& f : NetifTestRig::nic().sent) {
-        if (f.size() < 54 || get16(f, 36) != kPeerPort || get32(f, 38) != seq) continue;
-        const std::size_t tcp_header = (std::to_integer<std::size_t>(f[46]) >> 4) * 4;
-        if (get16(f, 16) > 20 + tcp_header) ++n;
-      }
-      return n;
-    };
+    const auto sent_from = [](std::uint32_t seq) { return data_sent_from(kPeerPort, seq); };
     const std::uint32_t first = iss + 1, second = iss + 1 + 1460;
     Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
     put32(sack, 2, iss + 1 + 2920);
