@@ -149,6 +149,10 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0010-ip6-reassembly-per-source-share.patch",
     "//net/lwip/patches:0011-tcp-sack-blocks-make-duplicate-acks.patch",
     "//net/lwip/patches:0012-tcp-newreno-partial-acks.patch",
+    "//net/lwip/patches:0013-tcp-dsack-undoes-spurious-fast-retransmits.patch",
+    "//net/lwip/patches:0014-tcp-probe-a-stalled-fast-recovery.patch",
+    "//net/lwip/patches:0015-tcp-sacked-bytes-mark-a-loss.patch",
+    "//net/lwip/patches:0016-tcp-timeout-keeps-the-queue-in-order.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

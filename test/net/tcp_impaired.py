@@ -221,6 +221,11 @@ def inside(args):
             for direction, counters in link.counters.items():
                 print(f"link {direction}: {counters}")
             return finish(app, failures)
+        captures = [subprocess.Popen(["dumpcap", "-q", "-i", dev, "-s", "96", "-w",
+                                      os.path.join(args.pcap, f"{dev}.pcapng")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    for dev in (("st0", "st1") if args.pcap else ())]
+        time.sleep(1 if captures else 0)  # dumpcap opens its sockets
         baseline = pools()
         link.set(args.direction, loss=args.loss, duplicate=args.duplicate, reorder=args.reorder,
                  corrupt=args.corrupt)
@@ -240,6 +245,9 @@ def inside(args):
             print(f"{phase}: {moved / 1024 / max(total_s, 1e-6):.1f} KiB/s together, "
                   f"longest gap {max(s.longest_gap for s in streams):.2f} s")
         link.set(loss=0.0, duplicate=0.0, reorder=0.0, corrupt=0.0)
+        for capture in captures:
+            capture.terminate()
+            capture.wait()
         for direction, counters in link.counters.items():
             print(f"link {direction}: {counters}")
         if echo is not None:
@@ -289,6 +297,9 @@ def main():
     parser.add_argument("--phases", default="1x256",
                         help="space-separated STREAMSxKIB runs, one after the other: "
                              "'1x192 4x48' is one stream of 192 KiB, then four of 48 at once")
+    parser.add_argument("--pcap", metavar="DIR",
+                        help="write DIR/st0.pcapng (the app's side of the relay) and "
+                        "DIR/st1.pcapng (Linux's side), headers only, for diagnosis")
     parser.add_argument("--max-gap", type=float, default=10.0)
     parser.add_argument("--deadline", type=float, default=120.0)
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
@@ -296,7 +307,7 @@ def main():
     if args.inside:
         return inside(args)
     argv = [a for a in sys.argv[1:]]
-    for flag in ("--qemu", "--app"):
+    for flag in ("--qemu", "--app", "--pcap"):
         if getattr(args, flag[2:], None) and flag in argv:
             i = argv.index(flag)
             argv[i + 1] = os.path.abspath(argv[i + 1])

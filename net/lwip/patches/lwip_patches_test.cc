@@ -321,6 +321,212 @@ TEST_F(LwipPatchesTest, PartialAckInFastRecoveryResendsTheNextHole) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0013: a frame held back by the link draws three duplicate ACKs like a
+// lost one; the fast retransmit halves the window. When the receiver then
+// reports the resent segment twice (a D-SACK: a SACK block below its
+// cumulative ACK), the original was only late and the halving is undone.
+// Unpatched the window stays halved.
+TEST_F(LwipPatchesTest, DsackForTheResentSegmentUndoesTheHalving) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1304;
+    constexpr std::uint16_t kPeerPort = 45004;
+    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    const std::uint32_t iss =
+        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
+    const std::uint32_t r0 = kPeerSeq;
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    tcp_pcb* pcb = nullptr;
+    for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
+      if (p->local_port == kPort && p->remote_port == kPeerPort) pcb = p;
+    }
+    EXPECT_NE(pcb, nullptr);
+    if (pcb == nullptr) co_return {};
+    NetifTestRig::nic().sent.clear();
+    EXPECT_EQ((co_await stream->write(pattern(3000, 11))).value_or(0), 3000u);
+    const tcpwnd_size_t before = pcb->cwnd, threshold_before = pcb->ssthresh;
+    const std::uint32_t first = iss + 1, end = iss + 1 + 3000;
+    const auto sack_block = [](std::uint32_t left, std::uint32_t right) {
+      Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+      put32(sack, 2, left);
+      put32(sack, 6, right);
+      return sack;
+    };
+    // The first segment is "held": three duplicate ACKs report the rest.
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      (void)co_await NetifTestRig::deliver(
+          tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack_block(first + 1460, end)));
+    }
+    EXPECT_EQ(data_sent_from(kPeerPort, first), 2u) << "no fast retransmit";
+    // The resent copy fills the hole: everything acked, recovery over.
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, end, 16));
+    // (The window grew back by the ACK of 3,000 bytes; the threshold shows
+    // the halving.)
+    const tcpwnd_size_t halved = pcb->ssthresh;
+    EXPECT_LT(halved, threshold_before);
+    // A D-SACK for data never resent proves nothing.
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, end, 16, {}, 0, 65535,
+                                                   sack_block(first + 1460, first + 2920)));
+    EXPECT_EQ(pcb->ssthresh, halved);
+    // The late original arrives: the receiver reports that segment twice.
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, r0, end, 16, {}, 0, 65535, sack_block(first, first + 1460)));
+    EXPECT_EQ(pcb->ssthresh, threshold_before)
+        << "the threshold halved by a spurious retransmit stayed halved";
+    EXPECT_GE(pcb->cwnd, before);
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0014: the segment fast retransmit resent is lost too, and the receiver
+// has nothing more to say. The connection, stuck in recovery for a whole
+// fast-timer tick, resends the hole once, long before the retransmission
+// timeout (about 800 ms here, the estimator fresh), and not again.
+// Unpatched nothing is resent until the timeout.
+TEST_F(LwipPatchesTest, LostRetransmissionInFastRecoveryIsProbedBeforeTheTimeout) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1305;
+    constexpr std::uint16_t kPeerPort = 45005;
+    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    const std::uint32_t iss =
+        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
+    const std::uint32_t r0 = kPeerSeq;
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    NetifTestRig::nic().sent.clear();
+    EXPECT_EQ((co_await stream->write(pattern(3000, 13))).value_or(0), 3000u);
+    const std::uint32_t first = iss + 1;
+    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+    put32(sack, 2, first + 1460);
+    put32(sack, 6, first + 3000);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      (void)co_await NetifTestRig::deliver(
+          tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack));
+    }
+    EXPECT_EQ(data_sent_from(kPeerPort, first), 2u) << "no fast retransmit";
+    co_await async::sleep_for(180 * async::kMillisecond);
+    EXPECT_EQ(data_sent_from(kPeerPort, first), 3u)
+        << "the lost retransmission waited for the timeout";
+    co_await async::sleep_for(200 * async::kMillisecond);
+    EXPECT_EQ(data_sent_from(kPeerPort, first), 3u) << "more than one probe per stall";
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0015: the receiver's SACK blocks report three segments' worth past a
+// hole (RFC 6675's IsLost): the hole is lost, whether the ACK carrying them
+// is new (here, ending nothing; in the capture that found it, ending a
+// recovery) or the first duplicate. Unpatched lwIP waits for the third
+// duplicate ACK, which a small window never brings.
+TEST_F(LwipPatchesTest, SackedBytesPastTheAckMarkTheHoleLost) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1306;
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    for (const bool new_ack : {true, false}) {
+      const std::uint16_t peer_port = new_ack ? 45006 : 45007;
+      const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+      const std::uint32_t iss =
+          (co_await handshake_from_peer(kPort, peer_port, sack_permitted)).value_or(0);
+      const std::uint32_t r0 = kPeerSeq;
+      auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+      EXPECT_TRUE(stream.ok());
+      if (!stream.ok()) co_return {};
+      // Open the window (slow start) with 2,920 bytes acked at once.
+      EXPECT_EQ((co_await stream->write(pattern(2920, 15))).value_or(0), 2920u);
+      (void)co_await NetifTestRig::deliver(tcp_frame(peer_port, kPort, r0, iss + 1 + 2920, 16));
+      // Five segments out; the first lost (new_ack: the second).
+      NetifTestRig::nic().sent.clear();
+      EXPECT_EQ((co_await stream->write(pattern(5 * 1460, 17))).value_or(0), 5u * 1460);
+      const std::uint32_t s0 = iss + 1 + 2920;
+      const std::uint32_t hole = new_ack ? s0 + 1460 : s0;
+      EXPECT_EQ(data_sent_from(peer_port, s0 + 4 * 1460), 1u) << "the window did not open";
+      Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+      put32(sack, 2, hole + 1460);
+      put32(sack, 6, s0 + 5 * 1460);
+      (void)co_await NetifTestRig::deliver(
+          tcp_frame(peer_port, kPort, r0, hole, 16, {}, 0, 65535, sack));
+      EXPECT_EQ(data_sent_from(peer_port, hole), 2u)
+          << (new_ack ? "a new ACK" : "one duplicate ACK")
+          << " with three segments SACKed past the hole did not resend it";
+      stream->abort();
+    }
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// 0016: a fast retransmit the full TX ring refused waits on the unsent
+// queue while the later segments stay unacked; then the retransmission
+// timer fires. The queue must stay in sequence order, and the hole go out
+// once the ring has room. Unpatched the timeout puts the hole behind the
+// later segments, where tcp_output() never reaches it: the connection hangs.
+TEST_F(LwipPatchesTest, TimeoutKeepsTheHoleAtTheHeadOfTheQueue) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1307;
+    constexpr std::uint16_t kPeerPort = 45008;
+    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    const std::uint32_t iss =
+        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
+    const std::uint32_t r0 = kPeerSeq;
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    tcp_pcb* pcb = nullptr;
+    for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
+      if (p->local_port == kPort && p->remote_port == kPeerPort) pcb = p;
+    }
+    EXPECT_NE(pcb, nullptr);
+    if (pcb == nullptr) co_return {};
+    NetifTestRig::nic().sent.clear();
+    EXPECT_EQ((co_await stream->write(pattern(3000, 19))).value_or(0), 3000u);
+    const std::uint32_t first = iss + 1;
+    EXPECT_EQ(data_sent_from(kPeerPort, first), 1u);
+    // The ring is full from now on: the fast retransmit is refused.
+    NetifTestRig::nic().busy = true;
+    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+    put32(sack, 2, first + 1460);
+    put32(sack, 6, first + 3000);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      (void)co_await NetifTestRig::deliver(
+          tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack));
+    }
+    EXPECT_EQ(data_sent_from(kPeerPort, first), 1u);
+    // The retransmission timer fires (about 800 ms: the estimator is fresh).
+    for (int i = 0; i < 30 && !(pcb->flags & TF_RTO); ++i) {
+      co_await async::sleep_for(100 * async::kMillisecond);
+    }
+    EXPECT_TRUE(pcb->flags & TF_RTO) << "no timeout";
+    std::uint32_t previous = first;
+    for (const tcp_seg* seg = pcb->unsent; seg != nullptr; seg = seg->next) {
+      const std::uint32_t seq = lwip_ntohl(seg->tcphdr->seqno);
+      EXPECT_TRUE(TCP_SEQ_LEQ(previous, seq)) << seq << " queued after " << previous;
+      previous = seq;
+    }
+    // Room in the ring again: the hole goes out.
+    NetifTestRig::nic().busy = false;
+    for (int i = 0; i < 30 && data_sent_from(kPeerPort, first) < 2; ++i) {
+      co_await async::sleep_for(100 * async::kMillisecond);
+    }
+    EXPECT_GE(data_sent_from(kPeerPort, first), 2u) << "the hole at the ACK was never resent";
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // An IPv4 fragment from `src` to us, as an Ethernet frame: `data` at byte
 // `offset` of datagram `id`'s payload (a multiple of 8 unless it is the
 // last), more to come unless `last`.
