@@ -79,6 +79,8 @@ async::Task<Response> metrics_page(const net::http::Request&) {
   co_return r;
 }
 
+// docs/http.md shows the handlers and the table (test/lint/doc_snippets.py).
+// snippet-begin: routes
 async::Task<Response> healthz(const net::http::Request&) {
   Response r;
   r.content_type = "text/plain; charset=utf-8";
@@ -104,6 +106,7 @@ const net::http::Route kRoutes[] = {
      .max_body = net::http::kBodyBytes},
     {.path = "/", .prefix = true, .handler = net::http::serve_site, .context = &site::site()},
 };
+// snippet-end: routes
 
 // A number bootarg in [low, high], else `fallback` (with a console line).
 std::uint64_t number_arg(std::string_view bootargs, std::string_view key, std::uint64_t low,
@@ -224,8 +227,10 @@ async::Task<int> serve(const BootInfo& boot) {
     print(certificates ? "client certificate" : "");
     print("\n");
   }
+  // snippet-begin: serve
   static const net::http::Router router(kRoutes);
   (void)scope.spawn(net::http::serve(router, config));
+  // snippet-end: serve
   if (config.tls != nullptr) {
     print(config.plain_redirects ? "httpd: serving https on port 443, port 80 redirects to it\n"
                                  : "httpd: serving https on port 443\n");

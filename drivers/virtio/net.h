@@ -163,7 +163,9 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   void notify(std::uint32_t queue) const;
   void post_rx(std::uint16_t id);
 
-  // The ring operations nic::RingDriver runs the policy on.
+  // The ring operations nic::RingDriver runs the policy on (shown in
+  // docs/adding-a-driver.md, which test/lint/doc_snippets.py keeps exact).
+  // snippet-begin: ring-operations
   friend class nic::RingDriver<Net, SplitQueue::kMaxSize>;
   void reclaim_tx();
   bool tx_full() const { return tx_.free_count() == 0; }
@@ -185,6 +187,7 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   void repost_rx(hal::RxHandle handle) { post_rx(static_cast<std::uint16_t>(handle)); }
   void publish_rx();
   hal::NicStats& nic_stats() { return stats_; }
+  // snippet-end: ring-operations
 
   MmioDevice device_;
   std::uint32_t irq_ = 0;
