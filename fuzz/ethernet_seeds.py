@@ -9,8 +9,11 @@ lwIP's first ISN (6510 + tcp_ticks: 6511 until lwIP's TCP timer has run).
 """
 import os
 import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "lib"))
+from packets import internet_checksum as csum  # noqa: E402
 PEER_MAC = bytes.fromhex("525400abcdef")
 # Per fuzzer: the stack's MAC and address, the peer's address, a UDP port
 # and a TCP port something listens on.
@@ -21,15 +24,6 @@ TARGETS = {
     "lwip_fuzz": (bytes.fromhex("0023c1ded00d"), bytes([172, 30, 115, 84]), bytes([172, 30, 115, 1]), 5000, 5001),
 }
 US_MAC = US = PEER = None
-
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
 
 
 def eth(ethertype, payload, dst=None):

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "kernel/wire/checksum.h"
+
 namespace starling::bench {
 namespace {
 
@@ -19,10 +21,7 @@ std::uint16_t get16(const std::uint8_t* at) {
 }  // namespace
 
 std::uint16_t ipv4_checksum(std::span<const std::uint8_t> header) {
-  std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 1 < header.size(); i += 2) sum += get16(&header[i]);
-  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
+  return wire::internet_checksum(std::as_bytes(header));
 }
 
 std::size_t build_udp_frame(const UdpFlow& flow, std::span<const std::byte> payload,

@@ -13,6 +13,7 @@
 #include "kernel/console/console.h"
 #include "kernel/console/report_limit.h"
 #include "kernel/hal/clock.h"
+#include "kernel/wire/frame.h"
 
 namespace starling::dwmac {
 namespace {
@@ -568,7 +569,7 @@ std::uint32_t Dwmac::tx_checksum_bits(mem::PhysAddr buffer, std::uint32_t bytes)
   if (!tx_checksum_) return 0;
   const std::span frame(mem::to_pointer(buffer), bytes);
   if (nic::is_ipv6_fragment(frame)) return 0;
-  return nic::is_ipv4_fragment(frame) ? desc::kTxChecksumIpHeader : desc::kTxChecksumFull;
+  return wire::is_ipv4_fragment(frame) ? desc::kTxChecksumIpHeader : desc::kTxChecksumFull;
 }
 
 bool Dwmac::can_send_in_place(hal::RxHandle handle, std::span<const std::byte> frame) const {

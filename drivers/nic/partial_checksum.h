@@ -6,6 +6,10 @@
 #include <optional>
 #include <span>
 
+#include "kernel/wire/byte_order.h"
+#include "kernel/wire/checksum.h"
+#include "kernel/wire/frame.h"
+
 // Transmit checksum offload of the "partial" kind (virtio-net's
 // VIRTIO_NET_F_CSUM, virtio 1.1 §5.1.6.2; Linux's CHECKSUM_PARTIAL): the
 // device sums the bytes from `start` to the end of the packet and stores the
@@ -27,53 +31,37 @@ struct PartialChecksum {
   std::uint16_t offset = 0;  // the checksum field's offset from start
 };
 
-// Whether `frame` (from the destination MAC, no FCS) is one fragment of an
-// IPv4 datagram: MF set or a fragment offset. Its transport checksum covers
-// bytes in other frames, so no engine may compute one over this frame: a
-// DWMAC asked for CIC = 11 would overwrite the first fragment's UDP checksum
-// with a sum over that fragment alone, and bytes 6 and 7 of every later
-// fragment's payload (the UDP checksum's place, had it a UDP header).
-inline bool is_ipv4_fragment(std::span<const std::byte> frame) {
-  constexpr std::size_t kEth = 14;
-  if (frame.size() < kEth + 20) return false;
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(frame[i]); };
-  const auto be16 = [&](std::size_t i) { return (byte(i) << 8) | byte(i + 1); };
-  return be16(12) == 0x0800 && (byte(kEth) >> 4) == 4 && (be16(kEth + 6) & 0x3FFF) != 0;
-}
+// (An IPv4 fragment gets none: wire::is_ipv4_fragment says why.)
 
 namespace detail {
+
+inline std::uint32_t byte_at(std::span<const std::byte> frame, std::size_t i) {
+  return std::to_integer<std::uint32_t>(frame[i]);
+}
 
 // The checksum field's offset in a UDP (17) or TCP (6) header; 0 otherwise.
 inline std::uint16_t checksum_field(std::uint32_t protocol) {
   return protocol == 17 ? 6 : protocol == 6 ? 16 : 0;
 }
 
-inline void store_pseudo_sum(std::span<std::byte> frame, std::size_t at, std::uint32_t sum) {
-  sum = (sum & 0xFFFF) + (sum >> 16);
-  sum = (sum & 0xFFFF) + (sum >> 16);
-  frame[at] = static_cast<std::byte>(sum >> 8);
-  frame[at + 1] = static_cast<std::byte>(sum);
-}
-
 // IPv6 (RFC 8200 section 8.1): UDP or TCP right after the fixed header;
 // with extension headers (a fragment among them) nullopt.
 inline std::optional<PartialChecksum> prepare_ipv6(std::span<std::byte> frame) {
-  constexpr std::size_t kEth = 14;
-  constexpr std::size_t kHeader = 40;
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(frame[i]); };
-  const auto be16 = [&](std::size_t i) { return (byte(i) << 8) | byte(i + 1); };
-  if (frame.size() < kEth + kHeader || (byte(kEth) >> 4) != 6) return std::nullopt;
-  const std::size_t length = be16(kEth + 4);
-  const std::uint32_t protocol = byte(kEth + 6);
+  constexpr std::size_t kEth = wire::kEthernetHeaderBytes;
+  constexpr std::size_t kHeader = wire::kIpv6HeaderBytes;
+  if (frame.size() < kEth + kHeader || (byte_at(frame, kEth) >> 4) != 6) return std::nullopt;
+  const std::size_t length = wire::be16(frame, kEth + 4);
+  const std::uint32_t protocol = byte_at(frame, kEth + 6);
   const std::uint16_t field = checksum_field(protocol);
   if (field == 0 || length < field + 2u || kEth + kHeader + length > frame.size()) {
     return std::nullopt;
   }
   // Pseudo-header: source, destination, upper-layer length, next header.
-  std::uint32_t sum = static_cast<std::uint32_t>(length) + protocol;
-  for (std::size_t i = kEth + 8; i < kEth + kHeader; i += 2) sum += be16(i);
+  const std::uint32_t sum = wire::ipv6_pseudo_header_sum(
+      frame.subspan(kEth + 8).first<16>(), frame.subspan(kEth + 24).first<16>(),
+      static_cast<std::uint8_t>(protocol), length);
   const std::size_t start = kEth + kHeader;
-  store_pseudo_sum(frame, start + field, sum);
+  wire::put_be16(frame, start + field, wire::fold(sum));
   return PartialChecksum{.start = static_cast<std::uint16_t>(start), .offset = field};
 }
 
@@ -82,36 +70,41 @@ inline std::optional<PartialChecksum> prepare_ipv6(std::span<std::byte> frame) {
 // Whether `frame` is an IPv6 fragment (a fragment header right after the
 // fixed header, where lwIP puts it): no engine may sum its payload either.
 inline bool is_ipv6_fragment(std::span<const std::byte> frame) {
-  constexpr std::size_t kEth = 14;
-  if (frame.size() < kEth + 40) return false;
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(frame[i]); };
-  return byte(12) == 0x86 && byte(13) == 0xDD && (byte(kEth) >> 4) == 6 && byte(kEth + 6) == 44;
+  constexpr std::size_t kEth = wire::kEthernetHeaderBytes;
+  if (frame.size() < kEth + wire::kIpv6HeaderBytes) return false;
+  return wire::be16(frame, 12) == wire::kEtherTypeIpv6 &&
+         (detail::byte_at(frame, kEth) >> 4) == 6 && detail::byte_at(frame, kEth + 6) == 44;
 }
 
 // `frame` starts with the destination MAC, no FCS. nullopt (frame
 // untouched) for anything but a well-formed unfragmented IPv4 UDP/TCP
 // frame or an IPv6 one without extension headers.
 inline std::optional<PartialChecksum> prepare_partial_checksum(std::span<std::byte> frame) {
-  constexpr std::size_t kEth = 14;
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(frame[i]); };
-  const auto be16 = [&](std::size_t i) { return (byte(i) << 8) | byte(i + 1); };
-  if (frame.size() >= kEth && be16(12) == 0x86DD) return detail::prepare_ipv6(frame);
-  if (frame.size() < kEth + 20 || be16(12) != 0x0800) return std::nullopt;
-  const std::size_t ihl = (byte(kEth) & 0x0F) * 4;
-  const std::size_t total = be16(kEth + 2);
-  if ((byte(kEth) >> 4) != 4 || ihl < 20 || total < ihl || kEth + total > frame.size()) {
+  constexpr std::size_t kEth = wire::kEthernetHeaderBytes;
+  if (frame.size() >= kEth && wire::be16(frame, 12) == wire::kEtherTypeIpv6) {
+    return detail::prepare_ipv6(frame);
+  }
+  if (frame.size() < kEth + wire::kIpv4HeaderBytes ||
+      wire::be16(frame, 12) != wire::kEtherTypeIpv4) {
     return std::nullopt;
   }
-  if (is_ipv4_fragment(frame)) return std::nullopt;
-  const std::uint32_t protocol = byte(kEth + 9);
+  const std::size_t ihl = (detail::byte_at(frame, kEth) & 0x0F) * 4;
+  const std::size_t total = wire::be16(frame, kEth + 2);
+  if ((detail::byte_at(frame, kEth) >> 4) != 4 || ihl < 20 || total < ihl ||
+      kEth + total > frame.size()) {
+    return std::nullopt;
+  }
+  if (wire::is_ipv4_fragment(frame)) return std::nullopt;
+  const std::uint32_t protocol = detail::byte_at(frame, kEth + 9);
   const std::uint16_t field = detail::checksum_field(protocol);
   const std::size_t start = kEth + ihl;
   const std::size_t length = total - ihl;
   if (field == 0 || length < field + 2u) return std::nullopt;
   // Pseudo-header (RFC 768, RFC 793): source, destination, protocol, length.
-  const std::uint32_t sum = be16(kEth + 12) + be16(kEth + 14) + be16(kEth + 16) + be16(kEth + 18) +
-                            protocol + static_cast<std::uint32_t>(length);
-  detail::store_pseudo_sum(frame, start + field, sum);
+  const std::uint32_t sum =
+      wire::ipv4_pseudo_header_sum(wire::be32(frame, kEth + 12), wire::be32(frame, kEth + 16),
+                                   static_cast<std::uint8_t>(protocol), length);
+  wire::put_be16(frame, start + field, wire::fold(sum));
   return PartialChecksum{.start = static_cast<std::uint16_t>(start), .offset = field};
 }
 

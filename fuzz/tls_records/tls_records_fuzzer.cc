@@ -73,7 +73,7 @@
 #include "lwip/priv/tcp_priv.h"
 #include "mbedtls/ssl.h"
 #include "mbedtls/x509_crt.h"
-#include "net/port/endpoint.h"
+#include "net/address/endpoint.h"
 #include "net/tcp/tcp.h"
 #include "net/tcp/tests/loopback.h"
 #include "net/tls/mbedtls_port.h"

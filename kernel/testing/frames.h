@@ -8,6 +8,10 @@
 #include <span>
 #include <vector>
 
+#include "kernel/wire/byte_order.h"
+#include "kernel/wire/checksum.h"
+#include "kernel/wire/frame.h"
+
 // Test support (//kernel/testing:frames, testonly): Ethernet II, IPv4 and UDP
 // frames built by hand, byte for byte. Under kernel/ so that the tests of
 // the drivers and device models (which may not depend on net/) and of the
@@ -18,61 +22,52 @@ namespace starling::test_frames {
 using Bytes = std::vector<std::byte>;
 using Mac = std::array<std::uint8_t, 6>;
 
-inline constexpr std::size_t kEthernetHeaderBytes = 14;
-inline constexpr std::size_t kIpv4HeaderBytes = 20;
+using wire::kEthernetHeaderBytes;
+using wire::kEtherTypeIpv4;
+using wire::kIpv4HeaderBytes;
 inline constexpr std::size_t kUdpHeaderBytes = 8;
-inline constexpr std::uint16_t kEtherTypeIpv4 = 0x0800;
 inline constexpr std::uint8_t kProtocolTcp = 6;
 inline constexpr std::uint8_t kProtocolUdp = 17;
 
+// Byte order and checksums are kernel/wire's (its own test anchors them to
+// RFC 1071's vectors), under the names these tests have always used.
 inline void put16(std::span<std::byte> b, std::size_t at, std::uint16_t v) {
-  b[at] = std::byte(v >> 8);
-  b[at + 1] = std::byte(v & 0xFF);
+  wire::put_be16(b, at, v);
 }
 inline void put32(std::span<std::byte> b, std::size_t at, std::uint32_t v) {
-  put16(b, at, static_cast<std::uint16_t>(v >> 16));
-  put16(b, at + 2, static_cast<std::uint16_t>(v));
+  wire::put_be32(b, at, v);
 }
 inline std::uint16_t get16(std::span<const std::byte> b, std::size_t at) {
-  return static_cast<std::uint16_t>(std::to_integer<unsigned>(b[at]) << 8 |
-                                    std::to_integer<unsigned>(b[at + 1]));
+  return wire::be16(b, at);
 }
 inline std::uint32_t get32(std::span<const std::byte> b, std::size_t at) {
-  return (std::uint32_t{get16(b, at)} << 16) | get16(b, at + 2);
+  return wire::be32(b, at);
 }
 
 // RFC 1071: `bytes` as 16-bit words (an odd last byte padded with zero)
 // added to `acc`, the carries folded back in. At most 0xFFFF; 0xFFFF over a
 // header or segment whose checksum field is right.
 inline std::uint32_t ones_complement_sum(std::span<const std::byte> bytes, std::uint32_t acc = 0) {
-  for (std::size_t i = 0; i + 1 < bytes.size(); i += 2) acc += get16(bytes, i);
-  if (bytes.size() % 2 != 0) acc += std::to_integer<std::uint32_t>(bytes.back()) << 8;
-  while (acc >> 16) acc = (acc & 0xFFFF) + (acc >> 16);
-  return acc;
+  return wire::ones_complement_sum(bytes, acc);
 }
 
 // What goes in a checksum field: the complement of the sum, computed with
 // the field itself 0.
 inline std::uint16_t internet_checksum(std::span<const std::byte> bytes, std::uint32_t acc = 0) {
-  return static_cast<std::uint16_t>(~ones_complement_sum(bytes, acc));
+  return wire::internet_checksum(bytes, acc);
 }
 
 // The IPv4 pseudo-header that UDP and TCP checksums cover, not yet folded.
 inline std::uint32_t pseudo_header_sum(std::uint32_t src, std::uint32_t dst, std::uint8_t protocol,
                                        std::size_t l4_bytes) {
-  return (src >> 16) + (src & 0xFFFF) + (dst >> 16) + (dst & 0xFFFF) + protocol +
-         static_cast<std::uint32_t>(l4_bytes);
+  return wire::ipv4_pseudo_header_sum(src, dst, protocol, l4_bytes);
 }
 
-// The IPv6 pseudo-header (RFC 8200 section 8.1) that UDP, TCP and ICMPv6
-// checksums cover, not yet folded: both addresses (network order), the
-// upper-layer length and the next header.
+// The IPv6 pseudo-header (RFC 8200 section 8.1), not yet folded.
 inline std::uint32_t ipv6_pseudo_header_sum(std::span<const std::byte, 16> src,
                                             std::span<const std::byte, 16> dst, std::uint8_t next,
                                             std::size_t upper_bytes) {
-  std::uint32_t sum = next + static_cast<std::uint32_t>(upper_bytes);
-  for (std::size_t i = 0; i < 16; i += 2) sum += get16(src, i) + get16(dst, i);
-  return sum;
+  return wire::ipv6_pseudo_header_sum(src, dst, next, upper_bytes);
 }
 
 struct Ethernet {

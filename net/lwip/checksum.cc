@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "arch/cc.h"
+#include "kernel/wire/checksum.h"
 
 namespace {
 
@@ -58,12 +59,7 @@ extern "C" std::uint16_t starling_lwip_chksum(const void* data, int length) {
   for (; n >= 2; n -= 2, p += 2) tail += *reinterpret_cast<const Word16*>(p);
   if (n != 0) tail += p[0];  // a last odd byte is the low byte of its word
   add_carry(sum, tail);
-  // Fold 64 -> 32 -> 16 bits, adding the carries back each time.
-  sum = (sum & 0xFFFF'FFFF) + (sum >> 32);
-  sum = (sum & 0xFFFF'FFFF) + (sum >> 32);
-  sum = (sum & 0xFFFF) + (sum >> 16);
-  sum = (sum & 0xFFFF) + (sum >> 16);
-  auto folded = static_cast<std::uint16_t>(sum);
+  auto folded = starling::wire::fold(sum);  // 64 -> 16 bits, the carries added back
   if (odd) folded = static_cast<std::uint16_t>((folded << 8) | (folded >> 8));
   return folded;
 }

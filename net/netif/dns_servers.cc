@@ -5,7 +5,7 @@
 #include "kernel/console/console.h"
 #include "lwip/dns.h"
 #include "lwip/timeouts.h"
-#include "net/port/ip_address_lwip.h"
+#include "net/address/ip_address_lwip.h"
 
 namespace starling::net {
 namespace {

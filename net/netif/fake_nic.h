@@ -77,15 +77,24 @@ class FakeNic {
     }
     return r;
   }
+  // As kernel/hal/nic.h says: frames up to the first empty or oversize one
+  // are sent; that one first is kInvalidArgument (checked before kBusy, as
+  // nic::RingDriver checks before it takes a slot).
   Result<std::size_t> transmit(std::span<const std::span<const std::byte>> frames) {
+    std::size_t valid = 0;
+    while (valid < frames.size() && !frames[valid].empty() &&
+           frames[valid].size() <= hal::kMaxFrameBytes) {
+      ++valid;
+    }
+    if (valid == 0 && !frames.empty()) return Unexpected(Error::kInvalidArgument);
     if (busy) {
       ++stats_.tx_busy;
       return Unexpected(Error::kBusy);
     }
-    for (auto f : frames) sent.emplace_back(f.begin(), f.end());
-    stats_.tx_frames += frames.size();
+    for (auto f : frames.first(valid)) sent.emplace_back(f.begin(), f.end());
+    stats_.tx_frames += valid;
     work_.set();
-    return frames.size();
+    return valid;
   }
   Result<void> transmit_gather(std::span<const hal::TxFragment> fragments) {
     std::size_t bytes = 0;

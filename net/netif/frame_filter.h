@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <span>
 
+#include "kernel/wire/byte_order.h"
+#include "kernel/wire/frame.h"
+
 // The netif's look at a received frame before lwIP sees it (issue 12):
 // frames too short for the protocol they name are dropped and counted, so
 // lwIP never reads past them (lwIP's etharp_input, 2.1.3's and 2.2.1's,
@@ -96,10 +99,10 @@ namespace detail {
 // length, and the extension header chain's length and bound.
 constexpr FrameVerdict classify_ipv6(std::span<const std::byte> packet) noexcept {
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(packet[i]); };
-  constexpr std::size_t kHeader = 40;
+  constexpr std::size_t kHeader = wire::kIpv6HeaderBytes;
   if (packet.size() < kHeader) return FrameVerdict::kRuntIpv6;
   if ((byte(0) >> 4) != 6) return FrameVerdict::kBadIpv6Header;
-  const std::size_t payload = (std::size_t{byte(4)} << 8) | byte(5);
+  const std::size_t payload = wire::be16(packet, 4);
   // Payload length 0 is a jumbogram's (RFC 2675), which lwIP does not take.
   if (payload == 0 || packet.size() < kHeader + payload) return FrameVerdict::kRuntIpv6;
   const std::size_t end = kHeader + payload;
@@ -128,8 +131,7 @@ constexpr FrameVerdict classify_ipv6(std::span<const std::byte> packet) noexcept
     if (headers == kMaxIpv6ExtensionHeaders) return FrameVerdict::kLongIpv6Chain;
     if (at + length > end) return FrameVerdict::kRuntIpv6;
     // A fragment that is not the first carries no more headers to check.
-    if (next == 44 && ((byte(at + 2) << 8 | byte(at + 3)) & 0xFFF8) != 0)
-      return FrameVerdict::kPass;
+    if (next == 44 && (wire::be16(packet, at + 2) & 0xFFF8) != 0) return FrameVerdict::kPass;
     next = byte(at);
     at += length;
   }
@@ -141,39 +143,32 @@ constexpr FrameVerdict classify_ipv6(std::span<const std::byte> packet) noexcept
 // shorter ones). `joined`: the group addresses IPv6 has joined.
 constexpr FrameVerdict classify_frame(std::span<const std::byte> frame,
                                       const JoinedGroups& joined = JoinedGroups{}) noexcept {
-  constexpr std::size_t kEthHeader = 14;
+  constexpr std::size_t kEthHeader = wire::kEthernetHeaderBytes;
   if (frame.size() < kEthHeader) return FrameVerdict::kRuntIpv4;
   const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(frame[i]); };
   const std::size_t payload = frame.size() - kEthHeader;
-  const std::uint16_t ethertype = static_cast<std::uint16_t>((byte(12) << 8) | byte(13));
+  const std::uint16_t ethertype = wire::be16(frame, 12);
   bool broadcast_mac = true;
   for (std::size_t i = 0; i < 6; ++i) broadcast_mac = broadcast_mac && byte(i) == 0xFF;
   const bool group_mac = (byte(0) & 1) != 0;
   if (group_mac && !broadcast_mac && !joined.contains(frame.first(6))) {
     return FrameVerdict::kMulticast;
   }
-  if (ethertype == 0x86DD) return detail::classify_ipv6(frame.subspan(kEthHeader));
+  if (ethertype == wire::kEtherTypeIpv6) return detail::classify_ipv6(frame.subspan(kEthHeader));
   if (group_mac && !broadcast_mac) return FrameVerdict::kMulticast;  // IPv6's groups only
-  if (ethertype == 0x0806) {
+  if (ethertype == wire::kEtherTypeArp) {
     return payload < 28 ? FrameVerdict::kRuntArp : FrameVerdict::kArp;
   }
-  if (ethertype != 0x0800) return FrameVerdict::kPass;  // lwIP drops what it does not know
+  if (ethertype != wire::kEtherTypeIpv4)
+    return FrameVerdict::kPass;  // lwIP drops what it does not know
   if (payload < 20) return FrameVerdict::kRuntIpv4;
   const std::uint8_t version_ihl = byte(kEthHeader);
   const std::size_t ihl = std::size_t{version_ihl & 0x0Fu} * 4;
   if ((version_ihl >> 4) != 4 || ihl < 20) return FrameVerdict::kBadIpv4Header;
-  const std::size_t total = (std::size_t{byte(kEthHeader + 2)} << 8) | byte(kEthHeader + 3);
+  const std::size_t total = wire::be16(frame, kEthHeader + 2);
   if (payload < ihl || payload < total || total < ihl) return FrameVerdict::kRuntIpv4;
   if ((byte(kEthHeader + 16) & 0xF0) == 0xE0) return FrameVerdict::kMulticast;  // 224.0.0.0/4
   return FrameVerdict::kPass;
-}
-
-// An IPv4 frame that is a fragment (more fragments, or an offset): its
-// transport checksum covers other frames too. `frame` passed classify_frame().
-constexpr bool is_ipv4_fragment(std::span<const std::byte> frame) noexcept {
-  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(frame[i]); };
-  if (frame.size() < 14 + 20 || byte(12) != 0x08 || byte(13) != 0x00) return false;
-  return (byte(14 + 6) & 0x3F) != 0 || byte(14 + 7) != 0;
 }
 
 }  // namespace starling::net

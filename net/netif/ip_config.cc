@@ -1,7 +1,7 @@
 #include "net/netif/ip_config.h"
 
 #include "kernel/lib/bootargs.h"
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
 namespace starling::net {
 namespace {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "kernel/lib/result.h"
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
 // How the netif gets its IPv4 address: static (address/prefix, gateway) or
 // DHCP. The default is QEMU user networking's: 10.0.2.15/24 via 10.0.2.2.

@@ -4,8 +4,8 @@
 #include "lwip/dhcp6.h"
 #include "lwip/ip6_addr.h"
 #include "lwip/priv/nd6_priv.h"
+#include "net/address/ip_address_lwip.h"
 #include "net/port/ip6_gateway.h"
-#include "net/port/ip_address_lwip.h"
 
 namespace starling::net {
 namespace {

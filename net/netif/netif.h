@@ -17,6 +17,7 @@
 #include "kernel/hal/clock.h"
 #include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
+#include "kernel/wire/frame.h"
 #include "lwip/dhcp.h"
 #include "lwip/etharp.h"
 #include "lwip/ethip6.h"
@@ -232,7 +233,7 @@ class Netif {
   void input(pbuf* p, const hal::RxFrame& frame) noexcept {
     constexpr std::uint16_t kTrustedChecks = NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP;
     const std::uint16_t flags = netif_.chksum_flags;  // what init_function set
-    const bool trusted = frame.checksum_verified && !is_ipv4_fragment(frame.data);
+    const bool trusted = frame.checksum_verified && !wire::is_ipv4_fragment(frame.data);
     if (trusted) {
       ++stats_.rx_checksum_trusted;
       NETIF_SET_CHECKSUM_CTRL(&netif_, flags & ~kTrustedChecks);

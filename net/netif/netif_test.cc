@@ -252,5 +252,25 @@ TEST_F(LinkOutputTest, ChainsGoToTheNicAsFragmentsCopiedOnce) {
   pbuf_free(c);
 }
 
+// The fake refuses what kernel/hal/nic.h's contract refuses, as the real
+// drivers do (their tests): an empty or oversize frame is kInvalidArgument
+// when it comes first, and ends the batch (the frames before it sent) when
+// it does not. A test that passes over FakeNic then holds on a driver.
+TEST_F(RxPoolTest, FakeNicRefusesWhatTheContractRefuses) {
+  const auto ok = frame(60, 1), empty = frame(0, 0), big = frame(hal::kMaxFrameBytes + 1, 2);
+  const std::span<const std::byte> first_bad[] = {empty, ok};
+  auto r = nic_.transmit(first_bad);
+  EXPECT_FALSE(r.ok());
+  if (!r.ok()) EXPECT_EQ(r.error(), Error::kInvalidArgument);
+  const std::span<const std::byte> second_bad[] = {ok, big, ok};
+  r = nic_.transmit(second_bad);
+  EXPECT_TRUE(r.ok());
+  if (r.ok()) EXPECT_EQ(*r, 1u);
+  EXPECT_EQ(nic_.sent.size(), 1u);
+  const std::span<const std::byte> largest[] = {std::span(big).first(hal::kMaxFrameBytes)};
+  r = nic_.transmit(largest);
+  EXPECT_TRUE(r.ok() && *r == 1u);
+}
+
 }  // namespace
 }  // namespace starling::net

@@ -1,7 +1,7 @@
 #include "net/port/ip6_gateway.h"
 
+#include "net/address/ip_address_lwip.h"
 #include "net/lwip/arch/hooks.h"
-#include "net/port/ip_address_lwip.h"
 
 namespace starling::net {
 namespace {

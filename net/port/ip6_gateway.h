@@ -1,7 +1,7 @@
 #ifndef STARLING_NET_PORT_IP6_GATEWAY_H_
 #define STARLING_NET_PORT_IP6_GATEWAY_H_
 
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
 // A static IPv6 default gateway (ip6=ADDR/PREFIX,gw=ADDR): lwIP learns
 // routers only from advertisements, so the next hop for an off-link

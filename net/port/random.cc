@@ -9,9 +9,9 @@
 #include "kernel/hal/clock.h"
 #include "kernel/hal/entropy.h"
 #include "lwip/ip_addr.h"
+#include "net/address/ip_address_lwip.h"
 #include "net/lwip/arch/cc.h"
 #include "net/lwip/arch/hooks.h"
-#include "net/port/ip_address_lwip.h"
 
 namespace starling::net {
 namespace {

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "kernel/lib/siphash.h"
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
 // The network stack's secrets: the key behind TCP initial sequence numbers
 // (RFC 6528) and lwIP's random numbers (LWIP_RAND: DHCP transaction ids,

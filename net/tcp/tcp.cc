@@ -13,7 +13,7 @@
 #include "lwip/priv/tcp_priv.h"  // tcp_free_ooseq, tcp_process_refused_data
 #include "lwip/stats.h"
 #include "lwip/tcp.h"
-#include "net/port/ip_address_lwip.h"
+#include "net/address/ip_address_lwip.h"
 
 namespace starling::net {
 namespace detail {

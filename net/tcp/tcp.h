@@ -7,7 +7,7 @@
 
 #include "kernel/async/task.h"
 #include "kernel/lib/result.h"
-#include "net/port/endpoint.h"
+#include "net/address/endpoint.h"
 #include "net/port/lwip_error.h"
 
 // The coroutine TCP API over lwIP's raw API (NO_SYS=1). lwIP's callbacks
@@ -34,7 +34,7 @@
 // backlog refuses the connection (RST via tcp_abort) and counts it.
 //
 // Errors: lwIP's err_t mapped once for all sockets (net/port/lwip_error.h).
-// Endpoints: net::Endpoint, host byte order (net/port/endpoint.h).
+// Endpoints: net::Endpoint, host byte order (net/address/endpoint.h).
 // TcpStream::lwip_error() keeps the raw err_t (e.g. ERR_RST for a reset).
 // Operations on a stream the application closed or shut down for writing
 // are kInvalidArgument.

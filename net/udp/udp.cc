@@ -3,7 +3,7 @@
 #include "lwip/ip.h"
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
-#include "net/port/ip_address_lwip.h"
+#include "net/address/ip_address_lwip.h"
 #include "net/port/lwip_error.h"
 
 namespace starling::net {

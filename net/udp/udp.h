@@ -12,7 +12,7 @@
 #include "kernel/lib/result.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
-#include "net/port/endpoint.h"
+#include "net/address/endpoint.h"
 
 // Coroutine UDP sockets over lwIP's raw udp_pcb; no callbacks reach the
 // application.

@@ -17,10 +17,14 @@ import argparse
 import os
 import re
 import socket
-import struct
 import subprocess
 import sys
 import time
+
+# The shared packet arithmetic (test/lib/packets.py, in this script's
+# runfiles through //test/host_board:host_process).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from packets import internet_checksum  # noqa: E402,F401  (tests use host_process.internet_checksum)
 
 
 class TapNamespace:
@@ -223,16 +227,6 @@ def tcp_echo_from(source, destination, size=1024):
             return echoed_back(s, data)
     except OSError:
         return False
-
-
-def internet_checksum(data):
-    """RFC 1071's sum, complemented: for headers a test writes itself."""
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
 
 
 def add_second_host(address, dev="st0"):

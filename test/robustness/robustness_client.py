@@ -35,6 +35,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "net"))
+sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "lib"))
+from packets import internet_checksum as csum  # noqa: E402
 from echo_guest import EchoGuest, free_port  # noqa: E402
 
 GUEST_IP = "10.0.2.15"
@@ -66,15 +68,6 @@ def parse_stats(data):
 
 
 # ---------------------------------------------------------------- frames
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return (~s) & 0xFFFF
-
 
 def ip_hdr(proto, payload_len, src=HOST_IP, dst=GUEST_IP, ident=0, ihl=5, version=4,
            total=None, bad_csum=False, ttl=64):

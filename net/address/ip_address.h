@@ -1,5 +1,5 @@
-#ifndef STARLING_NET_PORT_IP_ADDRESS_H_
-#define STARLING_NET_PORT_IP_ADDRESS_H_
+#ifndef STARLING_NET_ADDRESS_IP_ADDRESS_H_
+#define STARLING_NET_ADDRESS_IP_ADDRESS_H_
 
 #include <array>
 #include <cstddef>
@@ -112,4 +112,4 @@ std::optional<IpAddress> parse_ip(std::string_view text) noexcept;
 
 }  // namespace starling::net
 
-#endif  // STARLING_NET_PORT_IP_ADDRESS_H_
+#endif  // STARLING_NET_ADDRESS_IP_ADDRESS_H_

@@ -1,10 +1,10 @@
-#ifndef STARLING_NET_PORT_IP_ADDRESS_LWIP_H_
-#define STARLING_NET_PORT_IP_ADDRESS_LWIP_H_
+#ifndef STARLING_NET_ADDRESS_IP_ADDRESS_LWIP_H_
+#define STARLING_NET_ADDRESS_IP_ADDRESS_LWIP_H_
 
 #include <cstring>
 
 #include "lwip/ip_addr.h"
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
 // IpAddress to and from lwIP's ip_addr_t: the one place the byte orders
 // meet (lwIP keeps both families in network order). Used by the socket code
@@ -35,4 +35,4 @@ inline IpAddress from_lwip(const ip_addr_t& address) noexcept {
 
 }  // namespace starling::net
 
-#endif  // STARLING_NET_PORT_IP_ADDRESS_LWIP_H_
+#endif  // STARLING_NET_ADDRESS_IP_ADDRESS_LWIP_H_

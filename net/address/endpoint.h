@@ -1,11 +1,11 @@
-#ifndef STARLING_NET_PORT_ENDPOINT_H_
-#define STARLING_NET_PORT_ENDPOINT_H_
+#ifndef STARLING_NET_ADDRESS_ENDPOINT_H_
+#define STARLING_NET_ADDRESS_ENDPOINT_H_
 
 #include <cstdint>
 
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
-// An address (IPv4 or IPv6, net/port/ip_address.h) and a port in host byte
+// An address (IPv4 or IPv6, net/address/ip_address.h) and a port in host byte
 // order, as every socket of net/ (UDP, TCP) takes and gives them.
 namespace starling::net {
 
@@ -23,4 +23,4 @@ constexpr std::uint32_t ipv4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std
 
 }  // namespace starling::net
 
-#endif  // STARLING_NET_PORT_ENDPOINT_H_
+#endif  // STARLING_NET_ADDRESS_ENDPOINT_H_

@@ -1,4 +1,4 @@
-#include "net/port/ip_address.h"
+#include "net/address/ip_address.h"
 
 #include "kernel/metrics/text_writer.h"
 
