@@ -94,16 +94,18 @@ inline std::optional<PartialChecksum> prepare_partial_checksum(std::span<std::by
       kEth + total > frame.size()) {
     return std::nullopt;
   }
-  if (wire::is_ipv4_fragment(frame)) return std::nullopt;
+  if ((wire::be16(frame, kEth + 6) & 0x3FFF) != 0) return std::nullopt;  // a fragment
   const std::uint32_t protocol = detail::byte_at(frame, kEth + 9);
   const std::uint16_t field = detail::checksum_field(protocol);
   const std::size_t start = kEth + ihl;
   const std::size_t length = total - ihl;
   if (field == 0 || length < field + 2u) return std::nullopt;
   // Pseudo-header (RFC 768, RFC 793): source, destination, protocol, length.
-  const std::uint32_t sum =
-      wire::ipv4_pseudo_header_sum(wire::be32(frame, kEth + 12), wire::be32(frame, kEth + 16),
-                                   static_cast<std::uint8_t>(protocol), length);
+  // (Summed as four 16-bit words straight from the frame: cheaper per
+  // packet than wire::ipv4_pseudo_header_sum's two 32-bit addresses.)
+  const std::uint32_t sum = wire::be16(frame, kEth + 12) + wire::be16(frame, kEth + 14) +
+                            wire::be16(frame, kEth + 16) + wire::be16(frame, kEth + 18) +
+                            protocol + static_cast<std::uint32_t>(length);
   wire::put_be16(frame, start + field, wire::fold(sum));
   return PartialChecksum{.start = static_cast<std::uint16_t>(start), .offset = field};
 }
