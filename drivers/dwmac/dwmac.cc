@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "drivers/dwmac/barrier.h"
-#include "drivers/dwmac/poll_deadline.h"
 #include "drivers/irq/irq.h"
+#include "drivers/mmio/poll_deadline.h"
 #include "drivers/nic/partial_checksum.h"
 #include "kernel/async/as_task.h"
 #include "kernel/async/timeout.h"
@@ -163,7 +163,7 @@ Result<void> Dwmac::reset_core(std::uint64_t timeout_ns) {
   // A reset still pending from an earlier try is waited for, not written
   // again: while SWR is set the registers ignore writes.
   if ((regs_.read(kDmaMode) & dma_mode::kSwr) == 0) regs_.write(kDmaMode, dma_mode::kSwr);
-  PollDeadline deadline(timeout_ns);
+  mmio::PollDeadline deadline(timeout_ns);
   for (;;) {
     if ((regs_.read(kDmaMode) & dma_mode::kSwr) == 0) return {};
     if (deadline.passed()) {
@@ -320,7 +320,7 @@ void Dwmac::stop_mac() {
   const std::uint32_t config = regs_.read(kMacConfiguration);
   if ((config & (mac_config::kTe | mac_config::kRe)) == 0) return;
   regs_.write(kMacConfiguration, config & ~(mac_config::kTe | mac_config::kRe));
-  PollDeadline deadline(kMacIdleTimeoutNs);
+  mmio::PollDeadline deadline(kMacIdleTimeoutNs);
   while ((regs_.read(kMacDebug) & (mac_debug::kRpests | mac_debug::kTpests)) != 0) {
     if (deadline.passed()) {
       ++driver_stats_.mac_stop_timeouts;

@@ -8,10 +8,10 @@
 
 #include "drivers/dwmac/descriptors.h"
 #include "drivers/dwmac/mdio.h"
-#include "drivers/dwmac/phy.h"
 #include "drivers/dwmac/registers.h"
 #include "drivers/mmio/register_bus.h"
 #include "drivers/nic/ring_driver.h"
+#include "drivers/phy/phy.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/async/task.h"
 #include "kernel/hal/nic.h"
@@ -70,6 +70,14 @@
 // DMA memory must lie below 4 GiB (descriptors carry 32-bit addresses; the
 // upper-address words are left 0): init() refuses pages above with kNoMemory.
 namespace starling::dwmac {
+
+// The PHY is its own driver (drivers/phy); the MAC reads its link and hands
+// a board's YT8531 settings through. Named here as the MAC's API has always
+// named them.
+using phy::LinkSpeed;
+using phy::Phy;
+using phy::PhyLink;
+using phy::Yt8531Settings;
 
 inline constexpr std::uint16_t kDwmacRxBuffers = 256;
 

@@ -1,14 +1,14 @@
 #include "drivers/dwmac/mdio.h"
 
-#include "drivers/dwmac/poll_deadline.h"
 #include "drivers/dwmac/registers.h"
+#include "drivers/mmio/poll_deadline.h"
 
 namespace starling::dwmac {
 
 using namespace reg::mdio_address;
 
 Result<void> Mdio::wait_idle() const {
-  PollDeadline deadline(kTimeoutNs);
+  mmio::PollDeadline deadline(kTimeoutNs);
   for (;;) {
     if ((registers_.read(reg::kMacMdioAddress) & kGb) == 0) return {};
     if (deadline.passed()) return Unexpected(Error::kTimedOut);

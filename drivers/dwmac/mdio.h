@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "drivers/mmio/register_bus.h"
+#include "drivers/phy/mdio_bus.h"
 #include "kernel/lib/result.h"
 
 // The MAC's MDIO master, clause 22 (docs/hardware/dwmac.md §2.3 "MDIO transaction"):
@@ -12,7 +13,7 @@
 // bounded: a bus that never finishes is kTimedOut, not a hang.
 namespace starling::dwmac {
 
-class Mdio {
+class Mdio final : public phy::MdioBus {
  public:
   // One transaction takes 64 MDC cycles (~26 us at 2.5 MHz); 10 ms is a bus
   // that has stopped.
@@ -23,8 +24,8 @@ class Mdio {
   Mdio(mmio::Registers registers, std::uint32_t clock_range)
       : registers_(registers), clock_range_(clock_range & 0xF) {}
 
-  Result<std::uint16_t> read(std::uint8_t phy, std::uint8_t reg) const;
-  Result<void> write(std::uint8_t phy, std::uint8_t reg, std::uint16_t value) const;
+  Result<std::uint16_t> read(std::uint8_t phy, std::uint8_t reg) const override;
+  Result<void> write(std::uint8_t phy, std::uint8_t reg, std::uint16_t value) const override;
 
   std::uint32_t clock_range() const { return clock_range_; }
 

@@ -25,7 +25,7 @@
 
 #include "drivers/dwmac/barrier.h"
 #include "drivers/dwmac/dwmac.h"
-#include "drivers/dwmac/poll_deadline.h"
+#include "drivers/mmio/poll_deadline.h"
 #include "kernel/console/console.h"
 
 namespace starling::dwmac {
@@ -139,7 +139,7 @@ void Dwmac::run_self_test() {
   write_tx_tail();
 
   std::uint32_t tdes3 = 0, rdes3 = 0;
-  PollDeadline deadline(kSelfTestTimeoutNs);
+  mmio::PollDeadline deadline(kSelfTestTimeoutNs);
   for (;;) {
     tdes3 = tx_ring_[tx_slot].load(3);
     rdes3 = rx_ring_[rx_slot].load(3);

@@ -104,8 +104,8 @@ inline std::optional<PartialChecksum> prepare_partial_checksum(std::span<std::by
   // (Summed as four 16-bit words straight from the frame: cheaper per
   // packet than wire::ipv4_pseudo_header_sum's two 32-bit addresses.)
   const std::uint32_t sum = wire::be16(frame, kEth + 12) + wire::be16(frame, kEth + 14) +
-                            wire::be16(frame, kEth + 16) + wire::be16(frame, kEth + 18) +
-                            protocol + static_cast<std::uint32_t>(length);
+                            wire::be16(frame, kEth + 16) + wire::be16(frame, kEth + 18) + protocol +
+                            static_cast<std::uint32_t>(length);
   wire::put_be16(frame, start + field, wire::fold(sum));
   return PartialChecksum{.start = static_cast<std::uint16_t>(start), .offset = field};
 }

@@ -1,12 +1,13 @@
-#ifndef STARLING_DRIVERS_DWMAC_PHY_H_
-#define STARLING_DRIVERS_DWMAC_PHY_H_
+#ifndef STARLING_DRIVERS_PHY_PHY_H_
+#define STARLING_DRIVERS_PHY_PHY_H_
 
 #include <cstdint>
 
-#include "drivers/dwmac/mdio.h"
+#include "drivers/phy/mdio_bus.h"
 #include "kernel/lib/result.h"
 
-// An IEEE 802.3 clause-22 PHY on the MAC's MDIO bus: identification, soft
+// An IEEE 802.3 clause-22 PHY on an MDIO bus (mdio_bus.h; on the Star64 the
+// DWMAC's), apart from any MAC driver: identification, soft
 // reset, autonegotiation (advertise everything up to 1000BASE-T full
 // duplex, restart), and link polling. The Star64's Motorcomm YT8531
 // (docs/hardware/dwmac.md §8, docs/hardware/star64-reference-drivers.md §1)
@@ -14,7 +15,7 @@
 // real-time link, speed and duplex, and, in its extended registers (0x1E
 // address / 0x1F data), the RGMII delays, the TX clock inversion per speed,
 // the RX pad drive strengths and the RX clock kept running without a link.
-namespace starling::dwmac {
+namespace starling::phy {
 
 enum class LinkSpeed : std::uint8_t { k10, k100, k1000 };
 
@@ -113,7 +114,7 @@ class Phy {
   }
 
   Phy() = default;
-  Phy(const Mdio* mdio, std::uint8_t address) : mdio_(mdio), address_(address) {}
+  Phy(const MdioBus* mdio, std::uint8_t address) : mdio_(mdio), address_(address) {}
 
   // Reads the ID (kNotFound if nothing answers: all ones or all zeros),
   // soft-resets (kTimedOut if BMCR.15 never clears), programs a YT8531's
@@ -150,7 +151,7 @@ class Phy {
   Result<void> configure_yt8531(const Yt8531Settings& settings);
   Result<PhyLink> resolve_generic() const;
 
-  const Mdio* mdio_ = nullptr;
+  const MdioBus* mdio_ = nullptr;
   std::uint8_t address_ = 0;
   std::uint32_t id_ = 0;
   std::uint8_t tx_clock_inverted_ = 0;
@@ -158,6 +159,6 @@ class Phy {
   bool drive_strength_refused_ = false;
 };
 
-}  // namespace starling::dwmac
+}  // namespace starling::phy
 
-#endif  // STARLING_DRIVERS_DWMAC_PHY_H_
+#endif  // STARLING_DRIVERS_PHY_PHY_H_

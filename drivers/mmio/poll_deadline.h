@@ -1,11 +1,11 @@
-#ifndef STARLING_DRIVERS_DWMAC_POLL_DEADLINE_H_
-#define STARLING_DRIVERS_DWMAC_POLL_DEADLINE_H_
+#ifndef STARLING_DRIVERS_MMIO_POLL_DEADLINE_H_
+#define STARLING_DRIVERS_MMIO_POLL_DEADLINE_H_
 
 #include <cstdint>
 
 #include "kernel/hal/clock.h"
 
-namespace starling::dwmac {
+namespace starling::mmio {
 
 // The deadline of a busy-wait on a register (MDIO busy, SWR, BMCR reset).
 // It passes only once the time is up *and* the register has had
@@ -31,6 +31,6 @@ class PollDeadline {
   unsigned late_looks_ = 0;
 };
 
-}  // namespace starling::dwmac
+}  // namespace starling::mmio
 
-#endif  // STARLING_DRIVERS_DWMAC_POLL_DEADLINE_H_
+#endif  // STARLING_DRIVERS_MMIO_POLL_DEADLINE_H_

@@ -1,8 +1,8 @@
-#include "drivers/dwmac/phy.h"
+#include "drivers/phy/phy.h"
 
-#include "drivers/dwmac/poll_deadline.h"
+#include "drivers/mmio/poll_deadline.h"
 
-namespace starling::dwmac {
+namespace starling::phy {
 namespace {
 
 // BMCR
@@ -51,7 +51,7 @@ Result<void> Phy::bring_up(const Yt8531Settings& settings) {
   if (is_yt8531() && !valid(settings)) return Unexpected(Error::kInvalidArgument);
 
   if (auto ok = mdio_->write(address_, kBmcr, kBmcrReset); !ok.ok()) return ok;
-  PollDeadline deadline(kResetTimeoutNs);
+  mmio::PollDeadline deadline(kResetTimeoutNs);
   for (;;) {
     auto bmcr = mdio_->read(address_, kBmcr);
     if (!bmcr.ok()) return Unexpected(bmcr.error());
@@ -211,4 +211,4 @@ Result<PhyLink> Phy::resolve_generic() const {
   return PhyLink{true, LinkSpeed::k10, false};
 }
 
-}  // namespace starling::dwmac
+}  // namespace starling::phy

@@ -2,7 +2,7 @@
 // model's MDIO bus and PHY (//drivers/dwmac/model:model), without the rest of
 // the driver.
 
-#include "drivers/dwmac/phy.h"
+#include "drivers/phy/phy.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,11 @@
 #include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/registers.h"
 
-namespace starling::dwmac {
+namespace starling::phy {
 namespace {
+
+namespace reg = dwmac::reg;
+using dwmac::Mdio;
 
 using model::DwmacModel;
 using model::PhyModel;
@@ -170,4 +173,4 @@ TEST_F(PhyTest, NothingAtTheAddressIsNotFound) {
 }
 
 }  // namespace
-}  // namespace starling::dwmac
+}  // namespace starling::phy
