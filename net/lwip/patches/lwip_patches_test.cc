@@ -195,6 +195,42 @@ std::size_t data_sent_from(std::uint16_t peer_port, std::uint32_t seq) {
   return n;
 }
 
+// A SACK option (kind 5) reporting one block, [left, right).
+Bytes sack_option(std::uint32_t left, std::uint32_t right) {
+  Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
+  put32(sack, 2, left);
+  put32(sack, 6, right);
+  return sack;
+}
+
+// lwIP's pcb of the connection between our `port` and the peer's.
+tcp_pcb* pcb_of(std::uint16_t port, std::uint16_t peer_port) {
+  for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
+    if (p->local_port == port && p->remote_port == peer_port) return p;
+  }
+  return nullptr;
+}
+
+// Our side of a connection the peer at `peer_port` opened with SACK
+// permitted (the patches 0011-0016 need it): the stream, the first
+// sequence number we send (our ISN + 1) and lwIP's pcb.
+struct SackPeer {
+  TcpStream stream;
+  std::uint32_t first = 0;
+  tcp_pcb* pcb = nullptr;
+};
+async::Task<SackPeer> connect_with_sack(TcpListener& listener, std::uint16_t port,
+                                        std::uint16_t peer_port) {
+  const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
+  const std::uint32_t iss =
+      (co_await handshake_from_peer(port, peer_port, sack_permitted)).value_or(0);
+  auto stream = co_await async::with_timeout(listener.accept(), async::kSecond);
+  if (!stream.ok()) co_return Unexpected(stream.error());
+  tcp_pcb* pcb = pcb_of(port, peer_port);
+  if (pcb == nullptr) co_return Unexpected(Error::kNotFound);
+  co_return SackPeer{.stream = std::move(*stream), .first = iss + 1, .pcb = pcb};
+}
+
 // 0002 (bug #56397 and the case upstream still has): the first out-of-order
 // segment reaches past the receive window. Unpatched it is queued whole, and
 // the data in order that later fills the window dequeues it into a window
@@ -210,10 +246,7 @@ TEST_F(LwipPatchesTest, Bug56397OutOfOrderDataStaysInsideTheWindow) {
     auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
     EXPECT_TRUE(stream.ok());
     if (!stream.ok()) co_return {};
-    tcp_pcb* pcb = nullptr;
-    for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
-      if (p->local_port == kPort && p->remote_port == kPeerPort) pcb = p;
-    }
+    tcp_pcb* pcb = pcb_of(kPort, kPeerPort);
     EXPECT_NE(pcb, nullptr);
     if (pcb == nullptr) co_return {};
     const std::uint32_t window = pcb->rcv_wnd;
@@ -250,15 +283,14 @@ TEST_F(LwipPatchesTest, DataCarryingAcksWithSackBlocksStartAFastRetransmit) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1302;
     constexpr std::uint16_t kPeerPort = 45002;
-    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    const std::uint32_t iss =
-        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
-    const std::uint32_t r0 = kPeerSeq;
-    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
-    EXPECT_TRUE(stream.ok());
-    if (!stream.ok()) co_return {};
+    if (!listener.ok()) co_return {};
+    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
     // Our 3,000 bytes go out; the first segment is "lost" (never acked).
     NetifTestRig::nic().sent.clear();
     EXPECT_EQ((co_await stream->write(pattern(3000, 7))).value_or(0), 3000u);
@@ -266,9 +298,7 @@ TEST_F(LwipPatchesTest, DataCarryingAcksWithSackBlocksStartAFastRetransmit) {
     EXPECT_EQ(sent_from(iss + 1), 1u);
     // The peer's data, acking nothing of ours, its SACK block saying it
     // holds everything after the first segment.
-    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-    put32(sack, 2, iss + 1 + 1460);
-    put32(sack, 6, iss + 1 + 3000);
+    const Bytes sack = sack_option(iss + 1 + 1460, iss + 1 + 3000);
     for (std::uint32_t i = 0; i < 3; ++i) {
       (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0 + 100 * i, iss + 1,
                                                      16 | 8, pattern(100, i), 0, 65535, sack));
@@ -288,23 +318,20 @@ TEST_F(LwipPatchesTest, PartialAckInFastRecoveryResendsTheNextHole) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1303;
     constexpr std::uint16_t kPeerPort = 45003;
-    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    const std::uint32_t iss =
-        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
-    const std::uint32_t r0 = kPeerSeq;
-    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
-    EXPECT_TRUE(stream.ok());
-    if (!stream.ok()) co_return {};
+    if (!listener.ok()) co_return {};
+    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
     NetifTestRig::nic().sent.clear();
     // Three segments: 1460, 1460 and 80 bytes; the first two are lost.
     EXPECT_EQ((co_await stream->write(pattern(3000, 9))).value_or(0), 3000u);
     const auto sent_from = [](std::uint32_t seq) { return data_sent_from(kPeerPort, seq); };
     const std::uint32_t first = iss + 1, second = iss + 1 + 1460;
-    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-    put32(sack, 2, iss + 1 + 2920);
-    put32(sack, 6, iss + 1 + 3000);
+    const Bytes sack = sack_option(iss + 1 + 2920, iss + 1 + 3000);
     for (std::uint32_t i = 0; i < 3; ++i) {  // duplicate ACKs: the first is resent
       (void)co_await NetifTestRig::deliver(
           tcp_frame(kPeerPort, kPort, r0 + 100 * i, first, 16, {}, 0, 65535, sack));
@@ -330,35 +357,23 @@ TEST_F(LwipPatchesTest, DsackForTheResentSegmentUndoesTheHalving) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1304;
     constexpr std::uint16_t kPeerPort = 45004;
-    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    const std::uint32_t iss =
-        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
-    const std::uint32_t r0 = kPeerSeq;
-    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
-    EXPECT_TRUE(stream.ok());
-    if (!stream.ok()) co_return {};
-    tcp_pcb* pcb = nullptr;
-    for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
-      if (p->local_port == kPort && p->remote_port == kPeerPort) pcb = p;
-    }
-    EXPECT_NE(pcb, nullptr);
-    if (pcb == nullptr) co_return {};
+    if (!listener.ok()) co_return {};
+    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
+    tcp_pcb* pcb = peer->pcb;
     NetifTestRig::nic().sent.clear();
     EXPECT_EQ((co_await stream->write(pattern(3000, 11))).value_or(0), 3000u);
     const tcpwnd_size_t before = pcb->cwnd, threshold_before = pcb->ssthresh;
     const std::uint32_t first = iss + 1, end = iss + 1 + 3000;
-    const auto sack_block = [](std::uint32_t left, std::uint32_t right) {
-      Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-      put32(sack, 2, left);
-      put32(sack, 6, right);
-      return sack;
-    };
     // The first segment is "held": three duplicate ACKs report the rest.
     for (std::uint32_t i = 0; i < 3; ++i) {
       (void)co_await NetifTestRig::deliver(
-          tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack_block(first + 1460, end)));
+          tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack_option(first + 1460, end)));
     }
     EXPECT_EQ(data_sent_from(kPeerPort, first), 2u) << "no fast retransmit";
     // The resent copy fills the hole: everything acked, recovery over.
@@ -369,11 +384,11 @@ TEST_F(LwipPatchesTest, DsackForTheResentSegmentUndoesTheHalving) {
     EXPECT_LT(halved, threshold_before);
     // A D-SACK for data never resent proves nothing.
     (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, end, 16, {}, 0, 65535,
-                                                   sack_block(first + 1460, first + 2920)));
+                                                   sack_option(first + 1460, first + 2920)));
     EXPECT_EQ(pcb->ssthresh, halved);
     // The late original arrives: the receiver reports that segment twice.
     (void)co_await NetifTestRig::deliver(
-        tcp_frame(kPeerPort, kPort, r0, end, 16, {}, 0, 65535, sack_block(first, first + 1460)));
+        tcp_frame(kPeerPort, kPort, r0, end, 16, {}, 0, 65535, sack_option(first, first + 1460)));
     EXPECT_EQ(pcb->ssthresh, threshold_before)
         << "the threshold halved by a spurious retransmit stayed halved";
     EXPECT_GE(pcb->cwnd, before);
@@ -392,21 +407,18 @@ TEST_F(LwipPatchesTest, LostRetransmissionInFastRecoveryIsProbedBeforeTheTimeout
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1305;
     constexpr std::uint16_t kPeerPort = 45005;
-    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    const std::uint32_t iss =
-        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
-    const std::uint32_t r0 = kPeerSeq;
-    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
-    EXPECT_TRUE(stream.ok());
-    if (!stream.ok()) co_return {};
+    if (!listener.ok()) co_return {};
+    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
     NetifTestRig::nic().sent.clear();
     EXPECT_EQ((co_await stream->write(pattern(3000, 13))).value_or(0), 3000u);
     const std::uint32_t first = iss + 1;
-    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-    put32(sack, 2, first + 1460);
-    put32(sack, 6, first + 3000);
+    const Bytes sack = sack_option(first + 1460, first + 3000);
     for (std::uint32_t i = 0; i < 3; ++i) {
       (void)co_await NetifTestRig::deliver(
           tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack));
@@ -433,15 +445,14 @@ TEST_F(LwipPatchesTest, SackedBytesPastTheAckMarkTheHoleLost) {
     constexpr std::uint16_t kPort = 1306;
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
+    if (!listener.ok()) co_return {};
     for (const bool new_ack : {true, false}) {
       const std::uint16_t peer_port = new_ack ? 45006 : 45007;
-      const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
-      const std::uint32_t iss =
-          (co_await handshake_from_peer(kPort, peer_port, sack_permitted)).value_or(0);
-      const std::uint32_t r0 = kPeerSeq;
-      auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
-      EXPECT_TRUE(stream.ok());
-      if (!stream.ok()) co_return {};
+      auto peer = co_await connect_with_sack(*listener, kPort, peer_port);
+      EXPECT_TRUE(peer.ok());
+      if (!peer.ok()) co_return {};
+      const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+      TcpStream* stream = &peer->stream;
       // Open the window (slow start) with 2,920 bytes acked at once.
       EXPECT_EQ((co_await stream->write(pattern(2920, 15))).value_or(0), 2920u);
       (void)co_await NetifTestRig::deliver(tcp_frame(peer_port, kPort, r0, iss + 1 + 2920, 16));
@@ -451,9 +462,7 @@ TEST_F(LwipPatchesTest, SackedBytesPastTheAckMarkTheHoleLost) {
       const std::uint32_t s0 = iss + 1 + 2920;
       const std::uint32_t hole = new_ack ? s0 + 1460 : s0;
       EXPECT_EQ(data_sent_from(peer_port, s0 + 4 * 1460), 1u) << "the window did not open";
-      Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-      put32(sack, 2, hole + 1460);
-      put32(sack, 6, s0 + 5 * 1460);
+      const Bytes sack = sack_option(hole + 1460, s0 + 5 * 1460);
       (void)co_await NetifTestRig::deliver(
           tcp_frame(peer_port, kPort, r0, hole, 16, {}, 0, 65535, sack));
       EXPECT_EQ(data_sent_from(peer_port, hole), 2u)
@@ -475,30 +484,22 @@ TEST_F(LwipPatchesTest, TimeoutKeepsTheHoleAtTheHeadOfTheQueue) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1307;
     constexpr std::uint16_t kPeerPort = 45008;
-    const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
     auto listener = TcpListener::listen(kPort, 4);
     EXPECT_TRUE(listener.ok());
-    const std::uint32_t iss =
-        (co_await handshake_from_peer(kPort, kPeerPort, sack_permitted)).value_or(0);
-    const std::uint32_t r0 = kPeerSeq;
-    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
-    EXPECT_TRUE(stream.ok());
-    if (!stream.ok()) co_return {};
-    tcp_pcb* pcb = nullptr;
-    for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
-      if (p->local_port == kPort && p->remote_port == kPeerPort) pcb = p;
-    }
-    EXPECT_NE(pcb, nullptr);
-    if (pcb == nullptr) co_return {};
+    if (!listener.ok()) co_return {};
+    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
+    tcp_pcb* pcb = peer->pcb;
     NetifTestRig::nic().sent.clear();
     EXPECT_EQ((co_await stream->write(pattern(3000, 19))).value_or(0), 3000u);
     const std::uint32_t first = iss + 1;
     EXPECT_EQ(data_sent_from(kPeerPort, first), 1u);
     // The ring is full from now on: the fast retransmit is refused.
     NetifTestRig::nic().busy = true;
-    Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-    put32(sack, 2, first + 1460);
-    put32(sack, 6, first + 3000);
+    const Bytes sack = sack_option(first + 1460, first + 3000);
     for (std::uint32_t i = 0; i < 3; ++i) {
       (void)co_await NetifTestRig::deliver(
           tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack));
