@@ -26,7 +26,7 @@
 #include "kernel/async/test_support.h"
 #include "kernel/async/timeout.h"
 #include "kernel/mem/page_allocator.h"
-#include "kernel/testing/frames.h"
+#include "kernel/test_frames/frames.h"
 
 namespace starling::dwmac {
 namespace {

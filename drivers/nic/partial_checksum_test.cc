@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "kernel/testing/frames.h"
+#include "kernel/test_frames/frames.h"
 
 namespace starling::nic {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "drivers/virtio/net.h"
 #include "drivers/virtio/net_test_rig.h"
-#include "kernel/testing/frames.h"
+#include "kernel/test_frames/frames.h"
 
 namespace starling::virtio {
 namespace {

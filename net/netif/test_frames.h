@@ -6,11 +6,11 @@
 #include <cstring>
 #include <vector>
 
-#include "kernel/testing/frames.h"
+#include "kernel/test_frames/frames.h"
 
 // Test support: Ethernet frames built by hand for a netif over FakeNic
 // (whose MAC is kOurMac) at kQemuUserDefault's address, from one peer. The
-// headers and checksums are //kernel/testing:frames'.
+// headers and checksums are //kernel/test_frames:frames'.
 namespace starling::net::testing {
 
 using test_frames::Bytes;

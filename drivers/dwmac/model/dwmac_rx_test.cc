@@ -4,7 +4,7 @@
 
 #include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/model/test_rig.h"
-#include "kernel/testing/frames.h"
+#include "kernel/test_frames/frames.h"
 
 namespace starling::model {
 namespace {

@@ -18,7 +18,7 @@
 
 #include "kernel/async/timeout.h"
 #include "kernel/hal/clock.h"
-#include "kernel/testing/frames.h"
+#include "kernel/test_frames/frames.h"
 #include "lwip/ip4.h"
 #include "lwip/ip6.h"
 #include "lwip/ip6_frag.h"

@@ -1,5 +1,5 @@
-#ifndef STARLING_KERNEL_TESTING_FRAMES_H_
-#define STARLING_KERNEL_TESTING_FRAMES_H_
+#ifndef STARLING_KERNEL_TEST_FRAMES_FRAMES_H_
+#define STARLING_KERNEL_TEST_FRAMES_FRAMES_H_
 
 #include <array>
 #include <cstddef>
@@ -12,7 +12,7 @@
 #include "kernel/wire/checksum.h"
 #include "kernel/wire/frame.h"
 
-// Test support (//kernel/testing:frames, testonly): Ethernet II, IPv4 and UDP
+// Test support (//kernel/test_frames:frames, testonly): Ethernet II, IPv4 and UDP
 // frames built by hand, byte for byte. Under kernel/ so that the tests of
 // the drivers and device models (which may not depend on net/) and of the
 // network stack share one builder. Fields are big-endian; IPv4 headers have
@@ -173,4 +173,4 @@ inline Bytes udp_frame(const Ethernet& eth, const Ipv4& ip, const Udp& udp,
 
 }  // namespace starling::test_frames
 
-#endif  // STARLING_KERNEL_TESTING_FRAMES_H_
+#endif  // STARLING_KERNEL_TEST_FRAMES_FRAMES_H_
