@@ -15,7 +15,6 @@ Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN), as `ip netns` does.
 """
 import argparse
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -25,6 +24,7 @@ import time
 # runfiles through //test/host_board:host_process).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from packets import internet_checksum  # noqa: E402,F401  (tests use host_process.internet_checksum)
+from stats_line import parse_stats_line  # noqa: E402
 
 
 class TapNamespace:
@@ -125,9 +125,7 @@ def echo_stats(host, port=1235, only=""):
     full) may leave off."""
     query = ("STARLING-STATS " + only).rstrip().encode()
     reply = udp_roundtrip(host, query.ljust(1024), port=port)
-    if reply is None:
-        return {}
-    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", reply.decode("ascii", "replace"))}
+    return (parse_stats_line(reply) if reply is not None else None) or {}
 
 
 def run_in_namespace(script, argv, timeout=240, peer_cidr="10.0.2.2/24"):

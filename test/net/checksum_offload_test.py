@@ -31,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "host_board"))
-from host_process import TapNamespace, internet_checksum as checksum  # noqa: E402
+from host_process import TapNamespace, internet_checksum as checksum, parse_stats_line  # noqa: E402
 
 GUEST = "10.0.2.15"
 GUEST_MAC = bytes.fromhex("525400123456")
@@ -147,8 +147,7 @@ def stats():
         for _ in range(3):
             s.sendto(b"STARLING-STATS".ljust(1024), (GUEST, 1235))
             try:
-                line = s.recv(4096).decode()
-                return dict(re.findall(r"(\w+)=(\d+)", line))
+                return parse_stats_line(s.recv(4096)) or {}
             except socket.timeout:
                 continue
     return {}
@@ -193,7 +192,7 @@ def inside_a(args):
         s = stats()
         print("guest: netif_tx_checksum_offload=%s netif_rx_checksum_trusted=%s" %
               (s.get("netif_tx_checksum_offload"), s.get("netif_rx_checksum_trusted")))
-        if s.get("netif_tx_checksum_offload") != "1":
+        if s.get("netif_tx_checksum_offload") != 1:
             failures.append("the guest did not leave TX checksums to the device (no CSUM negotiated?)")
         if int(s.get("netif_rx_checksum_trusted", 0)) == 0:
             failures.append("the guest trusted no received frame (no GUEST_CSUM negotiated?)")

@@ -32,13 +32,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling")
 sys.path.insert(0, os.path.join(RUNFILES, "test", "host_board"))
-from host_process import CONSOLE_ALARMS, App, TapNamespace, udp_roundtrip  # noqa: E402
+from host_process import CONSOLE_ALARMS, App, TapNamespace, parse_stats_line, udp_roundtrip  # noqa: E402
+from stats_line import STATS_QUERY  # noqa: E402  (host_process put test/lib on the path)
 
 GUEST = "10.0.2.15"
 PEER = "10.0.2.2"
 TAP = "st0"
 GUEST_MAC = "52:54:00:12:34:56"
-STATS_QUERY = b"STARLING-STATS".ljust(1024)
 # TIME_WAIT PCBs are left out: a connection the appliance closed first stays
 # in TIME_WAIT for 2 x TCP_MSL (lwIP: 120 s), as TCP requires, and lwIP takes
 # the oldest of them back whenever the table is full, so they deny no one.
@@ -65,9 +65,9 @@ def udp_request(payload, port=1235, timeout=0.5, tries=3):
 
 def stats():
     data = udp_request(STATS_QUERY)
-    if not data or not data.startswith(b"STARLING-STATS "):
+    s = parse_stats_line(data) if data else None
+    if s is None:
         return None
-    s = {k: int(v) for k, v in (kv.split("=") for kv in data.decode().split()[1:])}
     s["tcp_live_pcbs"] = s["tcp_pcbs_used"] - s["tcp_time_wait"]
     return s
 

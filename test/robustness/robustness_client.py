@@ -37,6 +37,7 @@ import time
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "net"))
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "lib"))
 from packets import internet_checksum as csum  # noqa: E402
+from stats_line import STATS_QUERY, parse_stats_line as parse_stats  # noqa: E402
 from echo_guest import EchoGuest, free_port  # noqa: E402
 
 GUEST_IP = "10.0.2.15"
@@ -50,7 +51,6 @@ POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_pcbs_us
 failures = []
 # The echo's stats query, padded: a reply is never more than twice the query
 # (apps/echo/main.cc, kStatsQueryBytes).
-STATS_QUERY = b"STARLING-STATS".ljust(1024)
 
 
 def check(cond, what):
@@ -58,13 +58,6 @@ def check(cond, what):
     if not cond:
         failures.append(what)
 
-
-
-def parse_stats(data):
-    text = data.decode("ascii", "replace").strip()
-    if not text.startswith("STARLING-STATS"):
-        return None
-    return {k: int(v) for k, v in (kv.split("=") for kv in text.split()[1:])}
 
 
 # ---------------------------------------------------------------- frames

@@ -35,7 +35,9 @@ if not os.environ.get("TEST_SRCDIR") and not os.environ.get("RUNFILES_DIR"):
 _root = os.path.join(os.environ.get("TEST_SRCDIR") or os.environ.get("RUNFILES_DIR", ""), "starling")
 sys.path.insert(0, os.path.join(_root, "test"))
 sys.path.insert(0, os.path.join(_root, "test", "net"))
+sys.path.insert(0, os.path.join(_root, "test", "lib"))
 from echo_guest import EchoGuest  # noqa: E402
+from stats_line import STATS_QUERY, parse_stats_line as parse_stats  # noqa: E402
 
 # In-use counts that must return to the start's once the load has stopped.
 POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_pcbs_used",
@@ -53,13 +55,6 @@ def check(cond, what):
     print(("ok:   " if cond else "FAIL: ") + what, flush=True)
     if not cond:
         failures.append(what)
-
-
-def parse_stats(data):
-    text = data.decode("ascii", "replace").strip()
-    if not text.startswith("STARLING-STATS"):
-        return None
-    return {k: int(v) for k, v in (kv.split("=") for kv in text.split()[1:])}
 
 
 class Counters:
@@ -99,7 +94,7 @@ class Soak:
     def stats(self):
         with self.stats_lock:
             for _ in range(10):
-                self.stats_sock.sendto(b"STARLING-STATS".ljust(1024), ("127.0.0.1", self.g.udp_port))
+                self.stats_sock.sendto(STATS_QUERY, ("127.0.0.1", self.g.udp_port))
                 try:
                     while True:
                         data, _ = self.stats_sock.recvfrom(4096)
