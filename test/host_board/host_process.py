@@ -125,7 +125,7 @@ def echo_stats(host, port=1235, only=""):
     full) may leave off."""
     query = ("STARLING-STATS " + only).rstrip().encode()
     reply = udp_roundtrip(host, query.ljust(1024), port=port)
-    return (parse_stats_line(reply) if reply is not None else None) or {}
+    return (parse_stats_line(reply) or {}) if reply is not None else {}
 
 
 def run_in_namespace(script, argv, timeout=240, peer_cidr="10.0.2.2/24"):

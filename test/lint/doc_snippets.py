@@ -62,12 +62,14 @@ def blocks(lines):
 
 
 def check_doc(root, doc, write):
-    """Problems in one document (strings); rewrites it with --write."""
+    """Problems in one document (strings) and how many blocks it checked;
+    rewrites it with --write."""
     with open(os.path.join(root, doc), encoding="utf-8") as f:
         lines = f.read().split("\n")
     problems = []
-    out, last = [], 0
+    out, last, checked = [], 0, 0
     for marker, first, end in blocks(lines):
+        checked += 1
         out.extend(lines[last:first])
         last = end
         shown = lines[first:end]
@@ -92,7 +94,7 @@ def check_doc(root, doc, write):
     if write and out != lines:
         with open(os.path.join(root, doc), "w", encoding="utf-8") as f:
             f.write("\n".join(out))
-    return problems
+    return problems, checked
 
 
 def docs(root):
@@ -114,9 +116,9 @@ def main():
     root = os.path.abspath(args.root)
     problems, checked = [], 0
     for doc in docs(root):
-        problems += check_doc(root, doc, args.write)
-        with open(os.path.join(root, doc), encoding="utf-8") as f:
-            checked += sum(1 for _ in blocks(f.read().split("\n")))
+        found, count = check_doc(root, doc, args.write)
+        problems += found
+        checked += count
     for p in problems:
         print(p)
     print(f"{checked} code blocks checked in docs/, {len(problems)} problems"
