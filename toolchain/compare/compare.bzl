@@ -4,8 +4,8 @@
 gate and the benchmark build them) with the toolchains of one configuration
 put first in resolution: clang 19's (registered, the default), clang 22's
 (as --config=clang22 does) or the seed's, clang 19 at its default
-small-data limit, a toolchain registered nowhere and visible only here and
-to the toolchain tests: this transition is the one place that uses it.
+small-data limit, a toolchain registered nowhere (//toolchain:compilers.bzl
+names it for these transitions and the toolchain tests').
 
 `toolchain_flags` writes the command lines the C++ toolchain in force gives
 a C++ compile and an executable link (its features, flags and tools: the
@@ -16,16 +16,15 @@ diff.
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@rules_cc//cc:action_names.bzl", "ACTION_NAMES")
 load("//bench/cost:opt.bzl", "files_and_runfiles")
+load("//toolchain:compilers.bzl", "COMPILER_OPTIONS", "compiler_options")
 
-# name -> the toolchains put first for it (--extra_toolchains): what the
-# report's columns are.
+# name -> the compiler put first (compilers.bzl; "": the one in force): the
+# report's columns. Each in its compiler's own output directories, shared
+# with the toolchain tests' builds by the same compiler.
 VARIANTS = {
-    "a_clang19": [],
-    "b_clang19_default_small_data": ["//toolchain:riscv64_seed_elf_toolchain"],
-    "c_clang22": [
-        "//toolchain:riscv64_clang22_elf_toolchain",
-        "//toolchain:host_clang22_linux_toolchain",
-    ],
+    "a_clang19": "",
+    "b_clang19_default_small_data": "seed",
+    "c_clang22": "clang22",
 }
 
 def variant_args(kinds):
@@ -51,35 +50,25 @@ def variant_data(kinds):
     return [":%s_%s" % (v, k) for v in VARIANTS for k in kinds]
 
 def _variant_transition_impl(settings, attr):
-    return {
+    options = compiler_options(settings, attr.compiler)
+    options.update({
         "//command_line_option:compilation_mode": "opt",
         "//command_line_option:features": ["-sanitizers"],
-        "//command_line_option:extra_toolchains": attr.first_toolchains + settings["//command_line_option:extra_toolchains"],
         "//command_line_option:platforms": attr.platform or settings["//command_line_option:platforms"],
-        # Each other configuration in directories of its own
-        # (bazel-out/k8-opt-<variant>-ST-...). The default compiler's (no
-        # toolchain put first) keeps the suffix in force: its options are then
-        # the cost gate's (bench/cost/opt.bzl), whose images are the same
-        # actions, built once for both.
-        "//command_line_option:platform_suffix": (
-            "-" + attr.variant if attr.first_toolchains else settings["//command_line_option:platform_suffix"]
-        ),
-    }
+    })
+    return options
 
+# (The default compiler's configuration keeps the suffix in force: its
+# options are then the cost gate's (bench/cost/opt.bzl), whose images are the
+# same actions, built once for both.)
 _variant_transition = transition(
     implementation = _variant_transition_impl,
-    inputs = [
-        "//command_line_option:extra_toolchains",
-        "//command_line_option:platforms",
-        "//command_line_option:platform_suffix",
-    ],
+    inputs = ["//command_line_option:platforms"] + COMPILER_OPTIONS,
     outputs = [
         "//command_line_option:compilation_mode",
         "//command_line_option:features",
-        "//command_line_option:extra_toolchains",
         "//command_line_option:platforms",
-        "//command_line_option:platform_suffix",
-    ],
+    ] + COMPILER_OPTIONS,
 )
 
 def _compiler_variant_impl(ctx):
@@ -102,8 +91,7 @@ compiler_variant = rule(
     implementation = _compiler_variant_impl,
     attrs = {
         "srcs": attr.label_list(cfg = _variant_transition, mandatory = True),
-        "variant": attr.string(mandatory = True),
-        "first_toolchains": attr.string_list(doc = "toolchain() labels put first in resolution"),
+        "compiler": attr.string(doc = "a key of compilers.bzl's COMPILER_TOOLCHAINS, or \"\": the one in force"),
         # A board's platform() for targets that are not images (an image
         # picks its board itself); "" keeps the current one.
         "platform": attr.string(default = ""),
@@ -111,7 +99,7 @@ compiler_variant = rule(
             default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
         ),
     },
-    doc = "srcs built -c opt, no sanitizers, with `first_toolchains` first.",
+    doc = "srcs built -c opt, no sanitizers, with `compiler`'s toolchains first.",
 )
 
 def _toolchain_flags_impl(ctx):

@@ -7,29 +7,18 @@ and compiler the outer build itself was asked for.
 """
 
 load("//platform:transition.bzl", "TRANSITION_ALLOWLIST")
-load(":objects.bzl", "COMPILER_TOOLCHAINS")
+load("//toolchain:compilers.bzl", "COMPILER_OPTIONS", "compiler_options")
 
 def _variant_transition_impl(settings, attr):
-    extra = settings["//command_line_option:extra_toolchains"]
-    suffix = settings["//command_line_option:platform_suffix"]
-    if attr.compiler:
-        # As --config=clang22 does: its toolchains first, its own directories.
-        extra = COMPILER_TOOLCHAINS[attr.compiler] + extra
-        suffix = "-" + attr.compiler
-    return {
-        "//command_line_option:compilation_mode": attr.compilation_mode,
-        "//command_line_option:extra_toolchains": extra,
-        "//command_line_option:platform_suffix": suffix,
-    }
+    # As --config=clang22 does: its toolchains first, its own directories.
+    options = compiler_options(settings, attr.compiler)
+    options["//command_line_option:compilation_mode"] = attr.compilation_mode
+    return options
 
 _variant_transition = transition(
     implementation = _variant_transition_impl,
-    inputs = ["//command_line_option:extra_toolchains", "//command_line_option:platform_suffix"],
-    outputs = [
-        "//command_line_option:compilation_mode",
-        "//command_line_option:extra_toolchains",
-        "//command_line_option:platform_suffix",
-    ],
+    inputs = COMPILER_OPTIONS,
+    outputs = ["//command_line_option:compilation_mode"] + COMPILER_OPTIONS,
 )
 
 def _image_variant_impl(ctx):

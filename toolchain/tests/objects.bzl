@@ -8,6 +8,7 @@ Starlark (compile command lines it does not: see compile_flags_test).
 """
 
 load("//platform:transition.bzl", "BOARD_OPTION_INPUTS", "BOARD_OPTION_OUTPUTS", "TRANSITION_ALLOWLIST", "board_options")
+load("//toolchain:compilers.bzl", "COMPILER_OPTIONS", "compiler_options")
 
 ObjectsInfo = provider(
     doc = "Object files compiled for a binary, and its link command lines.",
@@ -42,43 +43,18 @@ objects_aspect = aspect(
     attr_aspects = ["deps", "srcs"],
 )
 
-# The board's platform, and the pinned compiler asked for ("": the one in force).
-# The board's platform; with a compiler, that compiler's toolchains first in
-# resolution (as --config=clang22 does) and its own output directories.
-COMPILER_TOOLCHAINS = {
-    "clang22": [
-        "//toolchain:riscv64_clang22_elf_toolchain",
-        "//toolchain:host_clang22_linux_toolchain",
-    ],
-    # The seed's configuration: clang 19 without the small-data pin (its
-    # default, -msmall-data-limit=8), registered nowhere.
-    "seed": ["//toolchain:riscv64_seed_elf_toolchain"],
-}
-
 def _objects_transition_impl(settings, attr):
     # As the board's images build their ELF (board_options: the same
-    # configuration, so these are the images' own objects, not a copy).
+    # configuration, so these are the images' own objects, not a copy), with
+    # the compiler asked for (compilers.bzl: its own output directories).
     options = board_options(settings, attr.platform)
-    if not attr.compiler:
-        options.update({
-            "//command_line_option:extra_toolchains": settings["//command_line_option:extra_toolchains"],
-            "//command_line_option:platform_suffix": settings["//command_line_option:platform_suffix"],
-        })
-    else:
-        options.update({
-            "//command_line_option:extra_toolchains": COMPILER_TOOLCHAINS[attr.compiler] +
-                                                      settings["//command_line_option:extra_toolchains"],
-            "//command_line_option:platform_suffix": "-" + attr.compiler,
-        })
+    options.update(compiler_options(settings, attr.compiler))
     return options
 
 _objects_transition = transition(
     implementation = _objects_transition_impl,
-    inputs = BOARD_OPTION_INPUTS + ["//command_line_option:extra_toolchains", "//command_line_option:platform_suffix"],
-    outputs = BOARD_OPTION_OUTPUTS + [
-        "//command_line_option:extra_toolchains",
-        "//command_line_option:platform_suffix",
-    ],
+    inputs = BOARD_OPTION_INPUTS + COMPILER_OPTIONS,
+    outputs = BOARD_OPTION_OUTPUTS + COMPILER_OPTIONS,
 )
 
 def _board_objects_impl(ctx):

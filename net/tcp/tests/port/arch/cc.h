@@ -1,2 +1,0 @@
-/* The production port header, unchanged (found as "arch/cc.h"). */
-#include "net/lwip/arch/cc.h"
