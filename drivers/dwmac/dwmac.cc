@@ -690,55 +690,37 @@ Result<void> Dwmac::recover() {
   return {};
 }
 
-async::Task<void> Dwmac::wait_for_work() {
-  for (;;) {
-    bool work = false;
-    if (core_ready_) {
-      auto serviced = service();
-      if (!serviced.ok()) co_return Unexpected(serviced.error());
-      work = *serviced;
-    }
-    if (hal::now_ns() >= next_link_poll_ns_) {
-      next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
-      const auto before = link_;
-      const bool was_ready = core_ready_;
-      if (core_ready_) check_tx_progress();
-      auto polled = poll_link();
-      if (!polled.ok()) co_return Unexpected(polled.error());
-      work = work || !(before == link_) || core_ready_ != was_ready;
-    }
-    if (!core_ready_) {
-      // In reset: no rings, no interrupts; the next link poll retries.
-      if (work) break;
-      auto woken =
-          co_await async::with_deadline(async::as_task(interrupt_.wait()), next_link_poll_ns_);
-      if (!woken.ok() && woken.error() != Error::kTimedOut) co_return Unexpected(woken.error());
-      continue;
-    }
-    // Room in a full TX ring is work for a sender waiting on it.
-    const bool was_full = tx_in_flight() == kTxRingSize - 1u;
-    reclaim_tx();
-    const bool tx_full = tx_in_flight() == kTxRingSize - 1u;
-    if (work || rx_ready() || (was_full && !tx_full)) break;
-    // Interrupts on, then one more look before sleeping: a frame that
-    // completed before the enable is seen here, one after it interrupts.
-    set_interrupts(kInterruptsAlways | dma_status::kRi | (tx_full ? dma_status::kTi : 0));
-    barrier::mmio_write_then_load();
-    reclaim_tx();
-    if (rx_ready() || (tx_full && tx_in_flight() < kTxRingSize - 1u)) break;  // raced
-    if (irq_ != 0) irq::unmask(irq_);
-    auto woken =
-        co_await async::with_deadline(async::as_task(interrupt_.wait()), next_link_poll_ns_);
-    if (woken.ok()) {
-      ++stats_.interrupts;
-    } else if (woken.error() != Error::kTimedOut) {
-      set_interrupts(kInterruptsAlways);
-      co_return Unexpected(woken.error());
-    }
+Result<bool> Dwmac::service_device() {
+  bool work = false;
+  if (core_ready_) {
+    auto serviced = service();
+    if (!serviced.ok()) return Unexpected(serviced.error());
+    work = *serviced;
   }
-  // The stack drains with RX (and TX) interrupts off.
-  if (core_ready_) set_interrupts(kInterruptsAlways);
-  co_return {};
+  if (hal::now_ns() >= next_link_poll_ns_) {
+    next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
+    const auto before = link_;
+    const bool was_ready = core_ready_;
+    if (core_ready_) check_tx_progress();
+    auto polled = poll_link();
+    if (!polled.ok()) return Unexpected(polled.error());
+    work = work || !(before == link_) || core_ready_ != was_ready;
+  }
+  return work;
+}
+
+bool Dwmac::arm_interrupts(bool tx_full) {
+  // A frame that completed before the enable is seen by the look after it;
+  // one after it interrupts.
+  set_interrupts(kInterruptsAlways | dma_status::kRi | (tx_full ? dma_status::kTi : 0));
+  barrier::mmio_write_then_load();
+  reclaim_tx();
+  return rx_ready() || (tx_full && tx_in_flight() < kTxRingSize - 1u);
+}
+
+// The stack drains with RX (and TX) interrupts off.
+void Dwmac::disarm_interrupts() {
+  set_interrupts(kInterruptsAlways);
 }
 
 }  // namespace starling::dwmac

@@ -249,7 +249,6 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     return link_.up && core_ready_ ? hal::LinkState::kUp : hal::LinkState::kDown;
   }
   const hal::NicStats& stats() const { return stats_; }
-  async::Task<void> wait_for_work();
 
   // The macirq handler's work: trap-context safe (signals only).
   void interrupt() { interrupt_.signal(); }
@@ -336,13 +335,20 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   void repost_rx(hal::RxHandle handle) { free_rx_buffer(static_cast<std::uint16_t>(handle)); }
   void publish_rx() { refill_rx(); }
   hal::NicStats& nic_stats() { return stats_; }
+  // service(), and the link poll when it is due (a TX timeout check, the
+  // PHY, a reset retried): true if either has something for the stack.
+  Result<bool> service_device();
+  bool rings_ready() const { return core_ready_; }
+  // RIE (and TIE with the ring full) on, then one more look.
+  bool arm_interrupts(bool tx_full);
+  void disarm_interrupts();
+  std::uint64_t wake_deadline_ns() const { return next_link_poll_ns_; }
 
   mem::PhysAddr rx_buffer_phys(std::uint16_t b) const {
     return rx_buffers_phys_ + std::uint64_t{b} * kBufferBytes;
   }
 
   mmio::Registers regs_;
-  std::uint32_t irq_ = 0;
   BoardParams params_;
   Mdio mdio_;
   Phy phy_;
@@ -377,7 +383,6 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   std::uint64_t next_link_poll_ns_ = 0;
   hal::NicStats stats_;
   DriverStats driver_stats_;
-  async::InterruptSource interrupt_;
   bool attached_ = false;
   bool core_ready_ = false;
   bool rings_ready_ = false;  // laid out for the next configure() (fresh, or kept by recover())

@@ -7,6 +7,11 @@
 #include <cstring>
 #include <span>
 
+#include "drivers/irq/irq.h"
+#include "kernel/async/as_task.h"
+#include "kernel/async/interrupt_source.h"
+#include "kernel/async/task.h"
+#include "kernel/async/timeout.h"
 #include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
 
@@ -28,6 +33,19 @@
 //   void repost_rx(hal::RxHandle);      back to the device's free buffers
 //   void publish_rx();            show the reposted buffers to the device
 //   hal::NicStats& nic_stats();
+//   Result<bool> service_device();   read and acknowledge the device's
+//                                 interrupt causes, handle what is not ring
+//                                 work (a configuration change, a reset, a
+//                                 link poll); true when the stack must look
+//   bool rings_ready() const;     the rings are there (false while a device
+//                                 is in a reset it has not finished)
+//   bool rx_ready() const;        a received frame waits
+//   bool arm_interrupts(bool tx_full);  RX (and, with the TX ring full, TX
+//                                 completion) interrupts on, then one more
+//                                 look: true when work arrived meanwhile
+//   void disarm_interrupts();     RX and TX completion interrupts off
+//   std::uint64_t wake_deadline_ns() const;  when to wake without an
+//                                 interrupt (a link poll), or 0: never
 //   bool can_send_in_place(hal::RxHandle, std::span<const std::byte>) const;
 //                                 the frame lies where the device can send it
 //                                 from (inside the buffer, room for the
@@ -159,9 +177,56 @@ class RingDriver {
   // RX buffers lent to the TX ring right now.
   std::size_t rx_loans() const { return loans_out_; }
 
+  // hal::Nic::wait_for_work: returns when there is work (a frame received,
+  // room in a full TX ring, something the device reported), else sleeps on
+  // the device's interrupt. The ordering that loses no wake-up: interrupts
+  // on, then one more look (work that came before the enable is seen here,
+  // work after it interrupts), then the interrupt line unmasked, then the
+  // sleep. The stack drains with RX and TX interrupts off again.
+  async::Task<void> wait_for_work() {
+    Driver& d = driver();
+    for (;;) {
+      auto serviced = d.service_device();
+      if (!serviced.ok()) co_return Unexpected(serviced.error());
+      const bool ready = d.rings_ready();
+      if (ready) {
+        // Reclaim here, not only in transmit(): completions left on a full
+        // ring made every call return at once, forever (the netif spun).
+        // Room that appeared in a full ring is work for a waiting sender.
+        const bool was_full = d.tx_full();
+        d.reclaim_tx();
+        const bool tx_full = d.tx_full();
+        if (*serviced || d.rx_ready() || (was_full && !tx_full)) break;
+        if (d.arm_interrupts(tx_full)) break;
+        if (irq_ != 0) irq::unmask(irq_);
+      } else if (*serviced) {
+        break;  // in a reset: no rings and no interrupts; the next poll retries
+      }
+      const std::uint64_t deadline = d.wake_deadline_ns();
+      if (deadline == 0) {
+        co_await interrupt_.wait();
+      } else {
+        auto woken = co_await async::with_deadline(async::as_task(interrupt_.wait()), deadline);
+        if (!woken.ok() && woken.error() != Error::kTimedOut) {
+          if (ready) d.disarm_interrupts();
+          co_return Unexpected(woken.error());
+        }
+        if (!woken.ok()) continue;
+      }
+      if (ready) ++d.nic_stats().interrupts;
+    }
+    if (d.rings_ready()) d.disarm_interrupts();
+    co_return {};
+  }
+
  protected:
   RingDriver() = default;
   ~RingDriver() = default;
+
+  // The device's interrupt line (0: none, polled) and what its handler
+  // signals.
+  std::uint32_t irq_ = 0;
+  async::InterruptSource interrupt_;
 
   // The driver's TX slot holding `handle`'s buffer completed, or a reset
   // dropped it: the buffer is back with the stack, or, if the stack has

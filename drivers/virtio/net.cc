@@ -284,7 +284,7 @@ void Net::notify(std::uint32_t queue) const {
   device_.write(MmioReg::kQueueNotify, queue);
 }
 
-Result<bool> Net::service_interrupt() {
+Result<bool> Net::service_device() {
   bool happened = false;
   const std::uint32_t causes = device_.read(MmioReg::kInterruptStatus);
   if (causes != 0) {
@@ -306,30 +306,6 @@ Result<bool> Net::service_interrupt() {
     happened = true;
   }
   return happened;
-}
-
-async::Task<void> Net::wait_for_work() {
-  for (;;) {
-    auto serviced = service_interrupt();
-    if (!serviced.ok()) co_return Unexpected(serviced.error());
-    // Reclaim here, not only in transmit(): completions left on the used
-    // ring of a full ring made every call return at once, forever (the
-    // netif spun). Room that appeared in a full ring is work to report.
-    const bool was_full = tx_.free_count() == 0;
-    reclaim_tx();
-    const bool tx_full = tx_.free_count() == 0;
-    if (*serviced || rx_.has_used() || (was_full && !tx_full)) break;
-    // Interrupts on, then one more look before sleeping.
-    bool work = rx_.enable_interrupts();
-    if (tx_full) work = tx_.enable_interrupts() || work;
-    if (work) break;
-    irq::unmask(irq_);
-    co_await interrupt_.wait();
-    ++stats_.interrupts;
-  }
-  rx_.disable_interrupts();
-  tx_.disable_interrupts();
-  co_return {};
 }
 
 void Net::post_rx(std::uint16_t id) {

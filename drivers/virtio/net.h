@@ -131,7 +131,6 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   hal::MacAddress mac() const { return mac_; }
   hal::LinkState link() const { return link_; }
   const hal::NicStats& stats() const { return stats_; }
-  async::Task<void> wait_for_work();
 
   std::uint64_t features() const { return features_; }
   bool legacy() const { return legacy_; }
@@ -157,9 +156,6 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
                     std::span<const std::byte> data);
   // The filter for groups_ (all multicast if groups_ is unset or too long).
   void program_filter();
-  // Acknowledges the device's interrupt causes; handles config changes and
-  // a device that needs a reset. True if anything happened the caller must see.
-  Result<bool> service_interrupt();
   void notify(std::uint32_t queue) const;
   void post_rx(std::uint16_t id);
 
@@ -187,10 +183,25 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   void repost_rx(hal::RxHandle handle) { post_rx(static_cast<std::uint16_t>(handle)); }
   void publish_rx();
   hal::NicStats& nic_stats() { return stats_; }
+  // Acknowledges the device's interrupt causes; handles config changes and
+  // a device that needs a reset. True if anything happened the caller must see.
+  Result<bool> service_device();
+  bool rings_ready() const { return true; }
+  bool rx_ready() const { return rx_.has_used(); }
+  // VIRTQ_AVAIL_F_NO_INTERRUPT cleared; true if a buffer was used meanwhile.
+  bool arm_interrupts(bool tx_full) {
+    bool work = rx_.enable_interrupts();
+    if (tx_full) work = tx_.enable_interrupts() || work;
+    return work;
+  }
+  void disarm_interrupts() {
+    rx_.disable_interrupts();
+    tx_.disable_interrupts();
+  }
+  std::uint64_t wake_deadline_ns() const { return 0; }  // the device interrupts on a change
   // snippet-end: ring-operations
 
   MmioDevice device_;
-  std::uint32_t irq_ = 0;
   std::uint64_t features_ = 0;
   bool legacy_ = false;
   std::uint32_t header_bytes_ = kHeaderBytes;
@@ -215,7 +226,6 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   hal::MacAddress mac_;
   hal::LinkState link_ = hal::LinkState::kDown;
   hal::NicStats stats_;
-  async::InterruptSource interrupt_;
   bool attached_ = false;
 };
 
