@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "drivers/dwmac/dwmac_test_rig.h"
 #include "drivers/dwmac/model/dma_region.h"
 #include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/registers.h"
@@ -34,25 +35,11 @@ namespace {
 using model::DwmacModel;
 using model::PhyModel;
 
-constexpr hal::MacAddress kMac{{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x5b}};
-constexpr std::size_t kRegionBytes = std::size_t{4} << 20;
-
-// An Ethernet frame to us of `length` bytes whose payload encodes `n`.
-std::vector<std::byte> frame_of(std::uint32_t n, std::size_t length) {
-  std::vector<std::byte> out(length);
-  const test_frames::Ethernet eth{.dst = kMac.bytes, .src = {0x02, 0x07, 0x08, 0x09, 0x0a, 0x0b}};
-  test_frames::write_ethernet(out, eth, 0x88B5);  // local experimental EtherType: a type frame
-  for (std::size_t i = 14; i < length; ++i) out[i] = static_cast<std::byte>((n * 7 + i) & 0xff);
-  return out;
-}
-
-// What the JH7110 reports (docs/hardware/dwmac.md §1.2 LOG: "User ID: 0x41, Synopsys ID:
-// 0x52"), with SNPSVER in 7:0 and USERVER in 15:8 (docs/hardware/dwmac.md §2.2): 0x4152.
-DwmacModel::Options jh7110() {
-  DwmacModel::Options options;
-  options.version = 0x0000'4152;
-  return options;
-}
+using testing::frame_of;
+using testing::jh7110;
+using testing::kMac;
+using testing::kRegionBytes;
+using DwmacTest = testing::DwmacRig;
 
 // IPv4/UDP to us with both checksums left 0, for the MAC to fill in; each
 // payload byte is its offset in the frame.
@@ -63,115 +50,6 @@ std::vector<std::byte> udp_frame() {
                                 {.src = 0x0A000001, .dst = 0x0A000002, .id = 1, .checksum = false},
                                 {.src_port = 0x1234, .dst_port = 7}, payload);
 }
-
-// The runtime is a base: every member below is built after the executor and
-// destroyed before it, the PLIC's words included (nothing the executor frees
-// touches them).
-class DwmacTest : public ::testing::Test, public async::testing::RuntimeFixture {
- protected:
-  DwmacTest() : RuntimeFixture(std::size_t{1} << 20) {
-    region_ = model::DmaRegion::create(kRegionBytes);
-    EXPECT_NE(region_, nullptr);
-    const mem::PhysRange range{region_->base(), region_->base() + region_->size()};
-    EXPECT_TRUE(pages_.init({&range, 1}).ok());
-  }
-
-  // The model with `options`, then the driver's init().
-  Result<void> start(DwmacModel::Options options = jh7110(), Dwmac::BoardParams params = {},
-                     std::uint64_t link_wait_ns = 1'000'000'000, std::uint32_t irq = 0) {
-    model_ = std::make_unique<DwmacModel>(*region_, options);
-    if (prepare_) prepare_(*model_);
-    model_->on_interrupt_line([this, irq](bool up) {
-      if (!up) return;
-      ++line_raised_;
-      if (irq == 0) {
-        driver_.interrupt();  // no PLIC: the line's owner calls interrupt()
-        return;
-      }
-      // Through the PLIC: the trap claims the source and irq:: dispatches.
-      plic_words_[kClaim / 4] = irq;
-      irq::dispatch();
-      plic_words_[kClaim / 4] = 0;
-    });
-    model_->on_transmit(
-        [this](std::span<const std::byte> f) { sent_.emplace_back(f.begin(), f.end()); });
-    return driver_.init({.base = 0x1603'0000,
-                         .irq = irq,
-                         .model = model_.get(),
-                         .mac = kMac,
-                         .params = params,
-                         .link_wait_ns = link_wait_ns},
-                        pages_);
-  }
-
-  std::uint32_t reg(std::uint32_t offset) const { return model_->peek(offset); }
-
-  // Everything received now, each buffer released at once.
-  std::vector<std::vector<std::byte>> drain() {
-    std::vector<std::vector<std::byte>> out;
-    hal::RxFrame batch[32];
-    for (;;) {
-      const std::size_t n = driver_.receive(batch);
-      std::vector<hal::RxHandle> handles;
-      for (std::size_t i = 0; i < n; ++i) {
-        out.emplace_back(batch[i].data.begin(), batch[i].data.end());
-        handles.push_back(batch[i].handle);
-      }
-      EXPECT_TRUE(driver_.release(handles).ok());
-      if (n < 32) return out;
-    }
-  }
-
-  Result<void> wait() { return executor_.block_on(driver_.wait_for_work()); }
-  // Frame `n` of `length` bytes out to the wire and the same frame in from
-  // it, both intact: the port passes traffic both ways.
-  void expect_traffic_both_ways(std::uint32_t n, std::size_t length) {
-    const auto f = frame_of(n, length);
-    std::span<const std::byte> one[] = {f};
-    const std::size_t sent_before = sent_.size();
-    ASSERT_EQ(*driver_.transmit(one), 1u);
-    ASSERT_EQ(sent_.size(), sent_before + 1);
-    EXPECT_EQ(sent_.back(), f);
-    ASSERT_EQ(model_->receive_from_wire(f), DwmacModel::RxOutcome::kDelivered);
-    const auto got = drain();
-    ASSERT_EQ(got.size(), 1u);
-    EXPECT_EQ(got[0], f);
-  }
-
-  // One frame accepted while the transmitter is stalled, then three link
-  // polls of waiting: what the console showed meanwhile.
-  std::string stall_one_frame() {
-    model_->set_tx_stall(true);
-    const auto f = frame_of(1, 100);
-    std::span<const std::byte> one[] = {f};
-    EXPECT_EQ(*driver_.transmit(one), 1u);
-    ::testing::internal::CaptureStdout();
-    wait_through_link_polls(3);
-    return ::testing::internal::GetCapturedStdout();
-  }
-  // wait_for_work() through `polls` link polls (it returns only for work;
-  // a stalled transmitter is none), each wait cut off after 0.6 s.
-  void wait_through_link_polls(int polls) {
-    for (int i = 0; i < polls; ++i) {
-      const auto r = executor_.block_on(
-          async::as_task(async::with_timeout(driver_.wait_for_work(), 600'000'000)));
-      ASSERT_TRUE(r.ok() || r.error() == Error::kTimedOut);
-    }
-  }
-
-  static constexpr std::uint32_t kContext = 1;
-  static constexpr std::uintptr_t kClaim = 0x200004 + 0x1000 * kContext;
-  std::vector<std::uint32_t> plic_words_ = std::vector<std::uint32_t>(0x202000 / 4, 0);
-  Plic plic_{{reinterpret_cast<std::uintptr_t>(plic_words_.data()), kContext, 136}};
-  std::unique_ptr<model::DmaRegion> region_;
-  mem::PageAllocator pages_;
-  std::unique_ptr<DwmacModel> model_;
-  std::vector<std::vector<std::byte>> sent_;
-  int line_raised_ = 0;
-  // Runs on the fresh model before the driver's init() (fault injection).
-  std::function<void(DwmacModel&)> prepare_;
-  Dwmac driver_;
-};
 
 // docs/hardware/dwmac.md §6.1 init sequence, as the registers show it afterwards.
 // The PHY wiring is the board's (platform/star64/gmac0.h): a YT8531 adding
@@ -960,23 +838,6 @@ TEST_F(DwmacTest, AxiParametersMakeTheSysbusValue) {
                 (reg::sysbus::kFb | reg::sysbus::kBlen8 | reg::sysbus::kBlen16 |
                  reg::sysbus::kBlen32 | reg::sysbus::kBlen64 | reg::sysbus::rd_osr_limit(4) |
                  reg::sysbus::wr_osr_limit(4)));
-}
-
-TEST_F(DwmacTest, TransmitGatherSendsFragmentsBackToBack) {
-  ASSERT_TRUE(start().ok());
-  const auto whole = frame_of(3, 1000);
-  const hal::TxFragment pieces[] = {std::span(whole).first(14), hal::TxFragment(),
-                                    std::span(whole).subspan(14, 500),
-                                    std::span(whole).subspan(514)};
-  ASSERT_TRUE(driver_.transmit_gather(pieces).ok());
-  ASSERT_EQ(sent_.size(), 1u);
-  EXPECT_EQ(sent_[0], whole);
-  std::vector<std::byte> big(hal::kMaxFrameBytes + 1);
-  const hal::TxFragment too_long[] = {big};
-  EXPECT_EQ(driver_.transmit_gather(too_long).error(), Error::kInvalidArgument);
-  std::span<const std::byte> bad[] = {big};
-  EXPECT_EQ(driver_.transmit(bad).error(), Error::kInvalidArgument);
-  EXPECT_EQ(sent_.size(), 1u);
 }
 
 // transmit_in_place: TDES0 points into the RX buffer, the frame goes out
