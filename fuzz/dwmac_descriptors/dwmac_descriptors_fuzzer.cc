@@ -31,6 +31,7 @@
 #include "drivers/dwmac/registers.h"
 #include "drivers/mmio/register_bus.h"
 #include "fuzz/harness.h"
+#include "fuzz/nic_stack_side.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/task.h"
@@ -151,7 +152,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                         sizeof(Descriptor) * Dwmac::kTxRingSize),
         "TX ring in DMA memory");
 
-  std::vector<hal::RxHandle> held;
+  fuzz::NicStackSide<Dwmac> stack(
+      driver,
+      std::span(reinterpret_cast<const std::byte*>(static_cast<std::uintptr_t>(region.base())),
+                region.size()),
+      Dwmac::kBufferBytes, "dwmac_descriptors");
   std::vector<std::byte> scratch;
   int services = 0;
   while (!in.empty()) {
@@ -179,63 +184,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         d.store(3, in.u32());
         break;
       }
-      case 3: {  // the stack polls; keeps some buffers, releases others
-        hal::RxFrame batch[8];
-        const std::uint8_t keep = in.u8();
-        const std::size_t n = driver.receive(batch);
-        check(n <= 8, "batch size");
-        for (std::size_t i = 0; i < n; ++i) {
-          const auto frame = batch[i].data;
-          check(region.contains(reinterpret_cast<std::uintptr_t>(frame.data()), frame.size()),
-                "frame in DMA memory");
-          check(frame.size() <= Dwmac::kBufferBytes, "frame fits its buffer");
-          check(std::find(held.begin(), held.end(), batch[i].handle) == held.end(),
-                "a buffer the stack holds handed out again");
-          if (!frame.empty()) {
-            volatile std::byte sink = frame[frame.size() - 1];
-            (void)sink;
-          }
-          if ((keep >> i) & 1) {
-            held.push_back(batch[i].handle);
-          } else {
-            check(driver.release(batch[i].handle).ok(), "release of a received buffer");
-            check(!driver.release(batch[i].handle).ok(), "second release refused");
-          }
-        }
+      case 3:  // the stack polls; keeps some buffers, releases others
+        stack.poll(in);
         break;
-      }
-      case 4: {  // the stack returns a held buffer, or names one it never had
-        const auto handle = (in.u8() & 1) != 0 && !held.empty()
-                                ? held.back()
-                                : static_cast<hal::RxHandle>(in.u16());
-        const auto at = std::find(held.begin(), held.end(), handle);
-        if (at == held.end()) {
-          check(!driver.release(handle).ok(), "release of a handle the stack does not hold");
-        } else {
-          check(driver.release(handle).ok(), "release of a held handle");
-          held.erase(at);
-        }
+      case 4:  // the stack returns a held buffer, or names one it never had
+        stack.release(in);
         break;
-      }
-      case 5: {  // transmit: any length, including empty and oversized
-        scratch.assign(in.u16() % 2200 + 1, std::byte{0x11});
-        const std::span<const std::byte> frames[] = {std::span(scratch).first(scratch.size() - 1)};
-        (void)driver.transmit(frames);
+      case 5:  // transmit: any length, including empty and oversized
+        stack.transmit(in);
         break;
-      }
-      case 6: {  // gather transmit of up to four fragments
-        scratch.assign(3200, std::byte{0x22});
-        hal::TxFragment fragments[4];
-        const std::size_t count = in.u8() % 5;
-        std::size_t at = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-          const std::size_t length = in.u16() % 800;
-          fragments[i] = std::span<const std::byte>(scratch.data() + at, length);
-          at += length;
-        }
-        (void)driver.transmit_gather(std::span(fragments, count));
+      case 6:  // gather transmit of up to four fragments
+        stack.transmit_gather(in);
         break;
-      }
       case 7: {  // the next read of a register returns the fuzzer's value
         const std::uint32_t offset = kLyingRegisters[in.u8() % std::size(kLyingRegisters)];
         bus.arm(offset, in.u32());
@@ -261,6 +221,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Everything the stack still holds goes back (a recovery may have reset
   // the rings: the handles must still be good for one release).
-  for (const hal::RxHandle handle : held) check(driver.release(handle).ok(), "final release");
+  stack.release_all();
   return 0;
 }

@@ -25,6 +25,7 @@
 #include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net.h"
 #include "fuzz/harness.h"
+#include "fuzz/nic_stack_side.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/mem/page_allocator.h"
@@ -86,10 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     irq::detach(kIrq);
     return 0;
   }
-  const std::byte* low = world->memory;
-  const std::byte* high = world->memory + kPagesBytes;
-
-  std::vector<hal::RxHandle> held;
+  fuzz::NicStackSide<virtio::Net> stack(net, std::span(world->memory, kPagesBytes),
+                                        virtio::Net::kBufferBytes, "virtio_used_ring");
   std::vector<std::byte> scratch;
   while (!in.empty()) {
     auto& rx = *device.queue(0);
@@ -111,54 +110,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         rx.complete(id, in.u32());
         break;
       }
-      case 3: {  // the stack polls; keeps some buffers, releases others
-        hal::RxFrame batch[8];
-        const std::uint8_t keep = in.u8();
-        const std::size_t n = net.receive(batch);
-        check(n <= 8, "batch size");
-        for (std::size_t i = 0; i < n; ++i) {
-          const auto frame = batch[i].data;
-          check(std::find(held.begin(), held.end(), batch[i].handle) == held.end(),
-                "a buffer the stack holds handed out again");
-          check(frame.data() >= low && frame.data() + frame.size() <= high, "frame in DMA memory");
-          check(frame.size() <= virtio::Net::kBufferBytes, "frame fits its buffer");
-          if (!frame.empty()) {
-            // Reading every byte: ASan checks it is memory we own.
-            volatile std::byte sink = frame[frame.size() - 1];
-            (void)sink;
-          }
-          if ((keep >> i) & 1) {
-            held.push_back(batch[i].handle);
-          } else {
-            check(net.release(batch[i].handle).ok(), "release of a received buffer");
-            check(!net.release(batch[i].handle).ok(), "second release refused");
-          }
-        }
+      case 3:  // the stack polls; keeps some buffers, releases others
+        stack.poll(in);
         break;
-      }
       case 4:  // the stack returns a held buffer, or a handle it never had
-        if (!held.empty() && (in.u8() & 1) != 0) {
-          check(net.release(held.back()).ok(), "release of a held buffer");
-          held.pop_back();
-        } else {
-          // A handle the stack does not hold must be refused; one it holds
-          // is simply a release.
-          const auto handle = static_cast<hal::RxHandle>(in.u16());
-          const auto at = std::find(held.begin(), held.end(), handle);
-          if (at == held.end()) {
-            check(!net.release(handle).ok(), "release of a handle the stack does not hold");
-          } else {
-            check(net.release(handle).ok(), "release of a held handle");
-            held.erase(at);
-          }
-        }
+        stack.release(in);
         break;
-      case 5: {  // transmit: any length, including empty and oversized
-        scratch = pattern(in.u16() % 2200, in.u8());
-        const std::span<const std::byte> frames[] = {scratch};
-        (void)net.transmit(frames);
+      case 5:  // transmit: any length, including empty and oversized
+        stack.transmit(in);
         break;
-      }
       case 6:  // the device sends what is queued
         device.consume_tx();
         break;
@@ -170,22 +130,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 8:  // the device takes a TX buffer without completing it
         if (tx.pending() != 0) (void)tx.take_avail();
         break;
-      case 9: {  // gather transmit of up to four fragments
-        scratch = pattern(3000, in.u8());
-        hal::TxFragment fragments[4];
-        const std::size_t count = in.u8() % 5;
-        std::size_t at = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-          const std::size_t length = in.u16() % 800;
-          fragments[i] = std::span<const std::byte>(scratch.data() + at, length);
-          at += length;
-        }
-        (void)net.transmit_gather(std::span(fragments, count));
+      case 9:  // gather transmit of up to four fragments
+        stack.transmit_gather(in);
         break;
-      }
     }
   }
-  for (const hal::RxHandle handle : held) check(net.release(handle).ok(), "final release");
+  stack.release_all();
   irq::detach(kIrq);
   return 0;
 }

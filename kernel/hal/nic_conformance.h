@@ -127,8 +127,8 @@ TYPED_TEST_P(NicConformance, TransmitRefusesAnEmptyOrOversizeFirstFrameAndStopsB
   (void)this->wire_out();
   const std::vector<std::byte> big(kMaxFrameBytes + 1);
   const auto good = this->frame(4, 200);
-  for (const std::span<const std::byte> bad : {std::span<const std::byte>(big),
-                                               std::span<const std::byte>()}) {
+  for (const std::span<const std::byte> bad :
+       {std::span<const std::byte>(big), std::span<const std::byte>()}) {
     const std::span<const std::byte> alone[] = {bad, good};
     auto refused = this->nic().transmit(alone);
     ASSERT_FALSE(refused.ok());
