@@ -101,9 +101,7 @@ class NicStackSide {
   }
 
  private:
-  void check(bool condition, const char* what) const {
-    fuzz::check(condition, fuzzer_, what);
-  }
+  void check(bool condition, const char* what) const { fuzz::check(condition, fuzzer_, what); }
   // `length` bytes of a pattern, and one spare: an empty frame still has a
   // non-null data() (a device model memcpy()s it; memcpy's source must not
   // be null).

@@ -14,6 +14,8 @@
 #include "kernel/mem/page_metrics.h"
 #include "kernel/metrics/page.h"
 #include "kernel/metrics/registry.h"
+#include "net/fairness/peer_shares.h"
+#include "net/fairness/reassembly_share.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/address_conflict.h"
 #include "net/netif/dns_servers.h"
@@ -21,7 +23,6 @@
 #include "net/netif/netif_metrics.h"
 #include "net/port/icmp6_rate.h"
 #include "net/port/random.h"
-#include "net/port/reassembly_share.h"
 #include "net/tcp/tcp.h"
 #include "net/tcp/tcp_metrics.h"
 
@@ -153,82 +154,6 @@ void register_metrics(std::string_view app, Netif& netif) {
   }
 }
 
-// One peer's shares (docs/hostile-peers.md), each `starling.KEY=N|off` on
-// the kernel command line: N from 1 to the table's size, off for no share.
-// A malformed or repeated token is refused whole, with the fix, and the
-// default kept; the share in force is printed when one is given.
-struct PeerShareOption {
-  std::string_view name;  // "starling.tcp_peer_share"
-  std::string_view what;  // "TCP connections per peer"
-  std::size_t table;      // the bound N may reach: the whole table
-  std::size_t fallback;   // the default, for the fix
-  void (*set)(std::size_t) noexcept;
-  std::size_t (*get)() noexcept;
-};
-
-void apply_peer_share(std::string_view app, std::string_view bootargs,
-                      const PeerShareOption& option) {
-  const std::string_view name = option.name;
-  const BootargValue arg = bootarg_value(bootargs, name);
-  if (!arg.found) return;
-  std::uint64_t n = 0;
-  if (!arg.repeated && arg.value == "off") {
-    option.set(0);
-  } else if (!arg.repeated && parse_bootarg_number(arg.value, 1, option.table, &n)) {
-    option.set(static_cast<std::size_t>(n));
-  } else {
-    print(app);
-    print(": ignoring ");
-    print(name);
-    if (arg.repeated) {
-      print("=: given twice");
-    } else {
-      print("=: not 1 to ");
-      console::print_dec(static_cast<std::int64_t>(option.table));
-      print(" or off");
-    }
-    print("; fix: ");
-    print(name);
-    print("=");
-    console::print_dec(static_cast<std::int64_t>(option.fallback));
-    print("; keeping ");
-    console::print_dec(static_cast<std::int64_t>(option.get()));
-    print("\n");
-    return;
-  }
-  print(app);
-  print(": ");
-  print(option.what);
-  print(": ");
-  if (option.get() == 0) {
-    print("no limit (");
-    print(name);
-    print("=off)\n");
-  } else {
-    console::print_dec(static_cast<std::int64_t>(option.get()));
-    print(" of ");
-    console::print_dec(static_cast<std::int64_t>(option.table));
-    print(" (");
-    print(name);
-    print("=)\n");
-  }
-}
-
-void apply_peer_shares(std::string_view app, std::string_view bootargs) {
-  const PeerShareOption options[] = {
-      {"starling.tcp_peer_share", "TCP connections per peer", net::tcp_stats().pool_size,
-       net::kDefaultTcpPeerShare, net::set_tcp_peer_share, net::tcp_peer_share},
-      {"starling.tcp_peer_rx_pbufs", "received TCP buffers per peer", net::kMaxTcpPeerRxPbufs,
-       net::kDefaultTcpPeerRxPbufs, net::set_tcp_peer_rx_pbufs, net::tcp_peer_rx_pbufs},
-      {"starling.tcp_peer_segments", "TCP segments per peer", net::tcp_segment_pool_size(),
-       net::kDefaultTcpPeerSegments, net::set_tcp_peer_segments, net::tcp_peer_segments},
-      {"starling.reass_peer_share", "reassembly buffers per peer (IPv4 and IPv6)",
-       net::reassembly_max_pbufs(), net::kDefaultReassemblyPeerPbufs,
-       net::set_reassembly_peer_pbufs, net::reassembly_peer_pbufs},
-  };
-  for (const PeerShareOption& option : options) apply_peer_share(app, bootargs, option);
-}
-
 }  // namespace
 
 async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot,
@@ -255,7 +180,7 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     } else {
       network.ip6 = parsed6.config;
     }
-    apply_peer_shares(app, network.bootargs);
+    net::apply_peer_shares(app, network.bootargs);
   }
 
   auto nic = board::nic(boot::page_allocator());

@@ -318,7 +318,7 @@
 
 /* IPv4 reassembly: 64 pbufs (lwIP's default is 10) in 16 datagrams (5), so
  * that one peer's share, below half of each (31 pbufs in 7 datagrams:
- * net/port/reassembly_share.h, starling.reass_peer_share=), still holds a
+ * net/fairness/reassembly_share.h, starling.reass_peer_share=), still holds a
  * 45 KB datagram. Past its share a peer's own oldest datagram goes, never
  * another peer's (net/lwip/patches/0006-ip4-reassembly-per-source-share.patch).
  * Fragments of more than 256 bytes hold NIC buffers, which the receive

@@ -9,7 +9,7 @@
 //                         defines the real one (one peer's share of
 //                         received pbufs), linked with any TCP user.
 // (starling_lwip_rand and the TCP ISN hook: net/port/random.cc; the
-// reassembly share's hook: net/port/reassembly_share.cc.)
+// reassembly share's hook: net/fairness/reassembly_share.cc.)
 #include <cstdarg>
 #include <cstdint>
 #include <string_view>

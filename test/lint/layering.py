@@ -16,7 +16,9 @@ The rules, by the top-level folder a target's package is in:
   test, fuzz, bench, toolchain/tests, toolchain/compare: consumers, may use
            anything (toolchain/compare builds the apps to report on them)
   toolchain, the root package: toolchain and the root package only
-Everyone may use the toolchain, the root package (WORKSPACE) and the
+  docs     the documentation's pages, files only (a test reads the page it
+           checks the code against)
+Everyone may use the toolchain, the root package (WORKSPACE), the docs and the
 configuration targets (and every test the toolchain's test support) (platforms, constraints, config_settings: `//platform`'s
 board and CPU settings are what select() reads, not code).
 And: a target outside the consumers that is not testonly never depends on a
@@ -35,9 +37,10 @@ ALLOWED = {
     "apps": {"kernel", "net", "platform", "apps"},
     "toolchain": {"toolchain", "root"},
     "root": {"toolchain", "root"},
+    "docs": {"docs"},
 }
 CONSUMERS = {"test", "fuzz", "bench", "toolchain/tests", "toolchain/compare"}
-UNIVERSAL = {"toolchain", "root"}
+UNIVERSAL = {"toolchain", "root", "docs"}
 CONFIGURATION_KINDS = {
     "constraint_setting",
     "constraint_value",

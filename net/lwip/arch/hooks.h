@@ -25,7 +25,7 @@ u32_t starling_tcp_syncookie(const ip_addr_t* local_ip, u16_t local_port,
                              u32_t counter);
 
 /* LWIP_HOOK_IP4_REASS_SRC_ADMIT: whether one source may hold `pbufs` pbufs
- * in `datagrams` datagrams waiting for reassembly (net/port/reassembly_share.h). */
+ * in `datagrams` datagrams waiting for reassembly (net/fairness/reassembly_share.h). */
 int starling_ip4_reass_src_admit(u32_t pbufs, u32_t datagrams);
 
 /* LWIP_HOOK_IP6_REASS_SRC_ADMIT (patch 0010): the same share for IPv6, a

@@ -26,10 +26,10 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/udp.h"
+#include "net/fairness/reassembly_share.h"
 #include "net/netif/test_frames.h"
 #include "net/netif/test_rig.h"
 #include "net/port/icmp6_rate.h"
-#include "net/port/reassembly_share.h"
 #include "net/tcp/tcp.h"
 #include "netif/ethernet.h"
 

@@ -1,4 +1,4 @@
-#include "net/port/reassembly_share.h"
+#include "net/fairness/reassembly_share.h"
 
 #include "lwip/opt.h"
 #include "net/lwip/arch/hooks.h"

@@ -1,5 +1,5 @@
-#ifndef STARLING_NET_PORT_REASSEMBLY_SHARE_H_
-#define STARLING_NET_PORT_REASSEMBLY_SHARE_H_
+#ifndef STARLING_NET_FAIRNESS_REASSEMBLY_SHARE_H_
+#define STARLING_NET_FAIRNESS_REASSEMBLY_SHARE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -35,4 +35,4 @@ std::size_t reassembly_max_pbufs() noexcept;
 
 }  // namespace starling::net
 
-#endif  // STARLING_NET_PORT_REASSEMBLY_SHARE_H_
+#endif  // STARLING_NET_FAIRNESS_REASSEMBLY_SHARE_H_
