@@ -4,55 +4,16 @@
 
 #include "kernel/console/console.h"
 #include "kernel/lib/bootargs.h"
-#include "net/fairness/reassembly_share.h"
-#include "net/tcp/tcp.h"
 
 namespace starling::net {
 namespace {
 
 using console::print;
 
-std::size_t tcp_connection_table() noexcept {
-  return tcp_stats().pool_size;
-}
-std::size_t tcp_rx_pbuf_bound() noexcept {
-  return kMaxTcpPeerRxPbufs;
-}
-
-constexpr PeerShare kShares[] = {
-    {.key = "starling.tcp_peer_share",
-     .what = "TCP connections per peer",
-     .holds = "TCP connections it opened to us",
-     .counter = "starling_tcp_refused_peer_share_total",
-     .fallback = kDefaultTcpPeerShare,
-     .bound = tcp_connection_table,
-     .set = set_tcp_peer_share,
-     .get = tcp_peer_share},
-    {.key = "starling.tcp_peer_rx_pbufs",
-     .what = "received TCP buffers per peer",
-     .holds = "received TCP pbufs: unread, out of order, refused and kept",
-     .counter = "starling_tcp_refused_peer_data_total",
-     .fallback = kDefaultTcpPeerRxPbufs,
-     .bound = tcp_rx_pbuf_bound,
-     .set = set_tcp_peer_rx_pbufs,
-     .get = tcp_peer_rx_pbufs},
-    {.key = "starling.tcp_peer_segments",
-     .what = "TCP segments per peer",
-     .holds = "TCP segment descriptors: to send, in flight, out of order",
-     .counter = "starling_tcp_peer_segment_waits_total",
-     .fallback = kDefaultTcpPeerSegments,
-     .bound = tcp_segment_pool_size,
-     .set = set_tcp_peer_segments,
-     .get = tcp_peer_segments},
-    {.key = "starling.reass_peer_share",
-     .what = "reassembly buffers per peer (IPv4 and IPv6)",
-     .holds = "IP reassembly pbufs (and 7 datagrams), each family's tables",
-     .counter = "starling_ip_reass_refused_peer_total",
-     .fallback = kDefaultReassemblyPeerPbufs,
-     .bound = reassembly_max_pbufs,
-     .set = set_reassembly_peer_pbufs,
-     .get = reassembly_peer_pbufs},
-};
+#define STARLING_PEER_SHARE(key, what, holds, counter, fallback, bound, set, get) \
+  PeerShare{key, what, fallback, bound, set, get},
+constexpr PeerShare kShares[] = {STARLING_PEER_SHARES(STARLING_PEER_SHARE)};
+#undef STARLING_PEER_SHARE
 
 void print_number(std::size_t n) {
   console::print_dec(static_cast<std::int64_t>(n));

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,10 +26,10 @@ std::string read_page(const char* name) {
 }
 
 // The documentation's row for a share, as the declaration gives it.
-std::string row_of(const PeerShare& share) {
+std::string row_of(const PeerShare& share, const PeerShareDoc& doc) {
   return "| `" + std::string(share.key) + "=N` | " + std::to_string(share.fallback) + " | " +
-         std::to_string(share.bound()) + " | " + std::string(share.holds) + " | `" +
-         std::string(share.counter) + "` |";
+         std::to_string(share.bound()) + " | " + std::string(doc.holds) + " | `" +
+         std::string(doc.counter) + "` |";
 }
 
 TEST(PeerSharesTest, EveryShareHasItsDocumentedRowAndNoOtherRowExists) {
@@ -41,10 +42,14 @@ TEST(PeerSharesTest, EveryShareHasItsDocumentedRowAndNoOtherRowExists) {
     }
   }
   ASSERT_FALSE(peer_shares().empty());
-  for (const PeerShare& share : peer_shares()) {
-    const std::string row = row_of(share);
+  ASSERT_EQ(std::size(kPeerShareDocs), peer_shares().size());
+  for (std::size_t i = 0; i < peer_shares().size(); ++i) {
+    const PeerShare& share = peer_shares()[i];
+    ASSERT_EQ(kPeerShareDocs[i].key, share.key);
+    const std::string row = row_of(share, kPeerShareDocs[i]);
     EXPECT_NE(page.find(row + "\n"), std::string::npos)
-        << "docs/hostile-peers.md lacks the row, or has another:\n" << row;
+        << "docs/hostile-peers.md lacks the row, or has another:\n"
+        << row;
   }
   EXPECT_EQ(documented.size(), peer_shares().size())
       << "docs/hostile-peers.md has a starling.*=N row no share declares";

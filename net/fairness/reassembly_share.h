@@ -23,7 +23,7 @@ inline constexpr std::size_t kReassemblyPeerDatagrams = 7;
 // Sets the pbufs one peer may hold (1 to IP_REASS_MAX_PBUFS), or 0 for no
 // share (then only lwIP's whole-table bounds apply, and the datagram share
 // with it). Set from the kernel command line by
-// `starling.reass_peer_share=N|off` (platform/network.cc).
+// `starling.reass_peer_share=N|off` (net/fairness/peer_shares.h).
 void set_reassembly_peer_pbufs(std::size_t pbufs) noexcept;
 std::size_t reassembly_peer_pbufs() noexcept;
 

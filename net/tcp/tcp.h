@@ -182,7 +182,7 @@ void set_tcp_pool_limit_for_testing(std::size_t slots) noexcept;
 // is served as before. The bookkeeping is the connection table itself (a scan of its 128 entries at
 // each accept): nothing a peer can grow. The default keeps one peer below
 // half the pool; 0 turns the limit off. Set from the kernel command line by
-// `starling.tcp_peer_share=N|off` (platform/network.cc).
+// `starling.tcp_peer_share=N|off` (net/fairness/peer_shares.h).
 inline constexpr std::size_t kDefaultTcpPeerShare = 63;
 void set_tcp_peer_share(std::size_t connections) noexcept;
 std::size_t tcp_peer_share() noexcept;
@@ -207,7 +207,7 @@ std::size_t tcp_peer_share() noexcept;
 // them. The bookkeeping is a scan of the connection table, made only when all connections together
 // might hold a share (a running upper bound says when): an echo that keeps up never scans. 0 turns
 // the limit off. Set from the kernel command line by `starling.tcp_peer_rx_pbufs=N|off`
-// (platform/network.cc).
+// (net/fairness/peer_shares.h).
 inline constexpr std::size_t kDefaultTcpPeerRxPbufs = 95;
 inline constexpr std::size_t kMaxTcpPeerRxPbufs = 4096;  // the command line's bound
 void set_tcp_peer_rx_pbufs(std::size_t pbufs) noexcept;
