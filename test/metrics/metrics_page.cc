@@ -3,9 +3,14 @@
 // with httpd's (the HTTP server's and TLS's), on the host over a fake NIC with some traffic, plus
 // one sample whose label value needs escaping. Prints the Prometheus page, a line "---", then the
 // stats line, for //test/metrics:prometheus_format_test to parse with a parser that is not ours.
+// With --reference: docs/metrics-reference.md instead, every family as the
+// registrations declare it (name, type, labels, stats-line keys, help), for
+// //test/metrics:metrics_reference_test to compare with the checked-in page.
 #include <array>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "kernel/async/executor.h"
@@ -20,6 +25,7 @@
 #include "net/http/server_metrics.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/fake_nic.h"
+#include "net/netif/ip_metrics.h"
 #include "net/netif/netif.h"
 #include "net/netif/netif_metrics.h"
 #include "net/tcp/tcp_metrics.h"
@@ -33,7 +39,48 @@ alignas(4096) std::array<std::byte, 64 * 4096> g_memory;
 alignas(64) std::array<std::byte, 64 * 1024> g_frames;
 std::uint64_t g_tricky = 7;
 
-int run() {
+// docs/metrics-reference.md: one row per family, from the registry.
+void print_reference(const metrics::Registry& registry) {
+  std::printf(
+      "# Metrics reference\n\n"
+      "<!-- Generated: bazel run //test/metrics:metrics_page -- --reference >"
+      " docs/metrics-reference.md -->\n\n"
+      "Every family a network application registers (platform/network.cc's set and\n"
+      "httpd's HTTP and TLS families), as the registrations declare them: the\n"
+      "Prometheus page and the stats line render the same declarations, and\n"
+      "`//test/metrics:metrics_reference_test` fails when this page differs from\n"
+      "them. An application's own families (apps/echo's `starling_echo_*`, ...)\n"
+      "are its own. How they are kept and served: [metrics.md](metrics.md).\n\n"
+      "| family | type | labels | stats line | help |\n|---|---|---|---|---|\n");
+  for (std::size_t f = 0; f < registry.family_count(); ++f) {
+    const metrics::Family& family = registry.family(f);
+    if (family.name == "starling_test_escaping") continue;
+    std::string labels;
+    std::string keys;
+    for (std::size_t i = 0; i < registry.sample_count(); ++i) {
+      const metrics::Sample& sample = registry.sample(i);
+      if (sample.family != f) continue;
+      for (std::size_t l = 0; l < sample.label_count; ++l) {
+        const std::string name(sample.labels[l].name);
+        if (labels.find("`" + name + "`") == std::string::npos) {
+          labels += (labels.empty() ? "`" : ", `") + name + "`";
+        }
+      }
+      if (!sample.line_key.empty()) {
+        keys += (keys.empty() ? "`" : ", `") + std::string(sample.line_key) + "`";
+      }
+    }
+    std::string help(family.help);
+    for (char& c : help) {
+      if (c == '|') c = '/';
+    }
+    std::printf("| `%.*s` | %s | %s | %s | %s |\n", static_cast<int>(family.name.size()),
+                family.name.data(), family.type == metrics::Type::kGauge ? "gauge" : "counter",
+                labels.c_str(), keys.c_str(), help.c_str());
+  }
+}
+
+int run(bool reference) {
   mem::PageAllocator pages;
   const auto base = reinterpret_cast<std::uintptr_t>(g_memory.data());
   const mem::PhysRange range{base, base + g_memory.size()};
@@ -59,6 +106,7 @@ int run() {
       net::register_netif_metrics(registry, netif, "fake"),
       net::register_lwip_metrics(registry),
       net::register_tcp_metrics(registry),
+      net::register_ip_metrics(registry),
       net::http::register_http_metrics(registry),
       net::tls::register_tls_metrics(registry),
       metrics::register_render_metrics(registry),
@@ -75,6 +123,10 @@ int run() {
       std::fprintf(stderr, "registration failed: %s\n", error_name(r.error()));
       return 12;
     }
+  }
+  if (reference) {
+    print_reference(registry);
+    return 0;
   }
   static std::array<char, 64 * 1024> page;
   // Twice, as an app's scrapes do: the second page shows the first's cost.
@@ -93,6 +145,6 @@ int run() {
 
 }  // namespace
 
-int main() {
-  return run();
+int main(int argc, char** argv) {
+  return run(argc > 1 && std::strcmp(argv[1], "--reference") == 0);
 }
