@@ -46,6 +46,7 @@ def httpd_app(name, site, **kwargs):
             "//kernel/boot:interface",
             "//kernel/console",
             "//kernel/lib:bootargs",
+            "//kernel/text",
             "//kernel/metrics",
             "//kernel/metrics:page",
             "//net/http:protocol",

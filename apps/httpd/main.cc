@@ -45,6 +45,7 @@
 #include "kernel/metrics/page.h"
 #include "kernel/metrics/prometheus.h"
 #include "kernel/metrics/registry.h"
+#include "kernel/text/writer.h"
 #include "net/http/body_buffer.h"
 #include "net/http/management.h"
 #include "net/http/router.h"
@@ -165,16 +166,16 @@ net::tls::ServerContext* https_context() {
     return nullptr;
   }
   net::tls::set_serving_state(net::tls::ServingState::kServing);
-  print("httpd: certificate sha256 ");
-  static constexpr char kHex[] = "0123456789ABCDEF";
+  text::Line<160> line;  // "httpd: certificate sha256 " + 32 bytes as "AB:" + "\n"
+  line.put("httpd: certificate sha256 ");
   bool first = true;
   for (const std::uint8_t b : context.fingerprint()) {
-    const char pair[3] = {kHex[b >> 4], kHex[b & 15], '\0'};
-    if (!first) print(":");
-    print(pair);
+    if (!first) line.put(':');
+    line.put_hex(b, 2, /*upper=*/true);
     first = false;
   }
-  print("\n");
+  line.put('\n');
+  print(line.view());
   return &context;
 }
 

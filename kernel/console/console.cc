@@ -1,5 +1,7 @@
 #include "kernel/console/console.h"
 
+#include "kernel/text/writer.h"
+
 #include <array>
 #include <cstddef>
 
@@ -47,35 +49,18 @@ void print(std::string_view text) {
 void print_hex(std::uint64_t value) {
   const Printing printing;
   g_mid_line = true;
-  constexpr std::string_view kDigits = "0123456789abcdef";
-  std::array<char, 2 + 16> buffer{};  // "0x" + 16 nibbles of a 64-bit value
-  std::size_t pos = buffer.size();
-  do {
-    buffer[--pos] = kDigits[value & 0xF];
-    value >>= 4;
-  } while (value != 0);
-  buffer[--pos] = 'x';
-  buffer[--pos] = '0';
-  board::console_write(std::string_view(buffer.data() + pos, buffer.size() - pos));
+  text::Line<2 + 16> line;  // "0x" + 16 nibbles of a 64-bit value
+  line.put("0x");
+  line.put_hex(value);
+  board::console_write(line.view());
 }
 
 void print_dec(std::int64_t value) {
   const Printing printing;
   g_mid_line = true;
-  // Work on the magnitude as unsigned: negating INT64_MIN as a signed value is UB.
-  const bool negative = value < 0;
-  std::uint64_t magnitude =
-      negative ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
-  std::array<char, 1 + 20> buffer{};  // sign + the 20 digits of 2^64 - 1
-  std::size_t pos = buffer.size();
-  do {
-    buffer[--pos] = static_cast<char>('0' + magnitude % 10);
-    magnitude /= 10;
-  } while (magnitude != 0);
-  if (negative) {
-    buffer[--pos] = '-';
-  }
-  board::console_write(std::string_view(buffer.data() + pos, buffer.size() - pos));
+  text::Line<1 + 20> line;  // sign + the 20 digits of 2^64 - 1
+  line.put_signed(value);
+  board::console_write(line.view());
 }
 
 }  // namespace starling::console

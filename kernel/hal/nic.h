@@ -8,6 +8,7 @@
 #include <span>
 
 #include "kernel/lib/result.h"
+#include "kernel/text/writer.h"
 
 // A network interface as the network stack sees it: batches of Ethernet
 // frames in and out, the MAC address, the link, counters, and a way to sleep
@@ -56,12 +57,11 @@ struct MacAddress {
 
 // "6c:cf:39:00:75:5b" into `out` (at least 17 bytes); the length written.
 inline std::size_t format_mac(const MacAddress& mac, char* out) {
-  constexpr char kHex[] = "0123456789abcdef";
   std::size_t n = 0;
   for (std::size_t i = 0; i < mac.bytes.size(); ++i) {
     if (i != 0) out[n++] = ':';
-    out[n++] = kHex[mac.bytes[i] >> 4];
-    out[n++] = kHex[mac.bytes[i] & 0xF];
+    out[n++] = text::hex_digit(mac.bytes[i] >> 4);
+    out[n++] = text::hex_digit(mac.bytes[i]);
   }
   return n;
 }

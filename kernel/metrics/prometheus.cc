@@ -1,8 +1,11 @@
 #include "kernel/metrics/prometheus.h"
 
-#include "kernel/metrics/text_writer.h"
+#include "kernel/text/writer.h"
 
 namespace starling::metrics {
+
+using text::decimal_digits;
+using text::TextWriter;
 namespace {
 
 void put_escaped(TextWriter& out, std::string_view text, bool quote) {

@@ -1,8 +1,11 @@
 #include "kernel/metrics/stats_line.h"
 
-#include "kernel/metrics/text_writer.h"
+#include "kernel/text/writer.h"
 
 namespace starling::metrics {
+
+using text::decimal_digits;
+using text::TextWriter;
 
 namespace {
 

@@ -7,6 +7,7 @@
 
 #include "kernel/console/console.h"
 #include "kernel/hal/busy_tick.h"
+#include "kernel/text/writer.h"
 
 // From the board's linker script (platform/<board>/linker.ld): the image's
 // code, the boot stack [__stack_bottom, __stack_top) above its guard page,
@@ -42,11 +43,10 @@ bool on_stack(std::uint64_t fp) {
 }  // namespace
 
 std::string_view format_hex64(std::uint64_t value, std::span<char, 18> out) {
-  constexpr std::string_view kDigits = "0123456789abcdef";
   out[0] = '0';
   out[1] = 'x';
   for (std::size_t i = 0; i < 16; ++i) {
-    out[17 - i] = kDigits[(value >> (4 * i)) & 0xF];
+    out[17 - i] = text::hex_digit(static_cast<unsigned>(value >> (4 * i)));
   }
   return std::string_view(out.data(), out.size());
 }

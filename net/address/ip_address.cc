@@ -1,20 +1,19 @@
 #include "net/address/ip_address.h"
 
-#include "kernel/metrics/text_writer.h"
+#include "kernel/text/writer.h"
 
 namespace starling::net {
 namespace {
 
-using metrics::TextWriter;
+using text::TextWriter;
 
 // One IPv6 group in lower-case hex, no leading zeros (RFC 5952 4.1, 4.3).
 void put_hex_group(TextWriter& w, std::uint32_t v) noexcept {
-  constexpr char kDigits[] = "0123456789abcdef";
   bool started = false;
   for (int shift = 12; shift >= 0; shift -= 4) {
     const std::uint32_t d = (v >> shift) & 0xF;
     if (d != 0 || started || shift == 0) {
-      w.put(kDigits[d]);
+      w.put(text::hex_digit(d));
       started = true;
     }
   }

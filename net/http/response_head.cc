@@ -10,7 +10,7 @@ constexpr Method kAllowOrder[] = {Method::kGet, Method::kHead,   Method::kPost,
                                   Method::kPut, Method::kDelete, Method::kOptions};
 
 // The head's writer: one bounds check a piece, then the bytes. With
-// metrics::TextWriter (a store and a check a byte, its literals measured by
+// text::TextWriter (a store and a check a byte, its literals measured by
 // strlen) a 124-byte head cost ~1,630 instructions of a keep-alive GET
 // (render_head 1,207, strlen 420 in 10 calls); ~690 now. Copies are byte
 // loops, not memcpy: the pieces are short and the destination unaligned,

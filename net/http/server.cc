@@ -11,7 +11,7 @@
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/timeout.h"
-#include "kernel/metrics/text_writer.h"
+#include "kernel/text/writer.h"
 #include "net/http/connection_stream.h"
 #include "net/http/management.h"
 #include "net/http/request_parser.h"
@@ -156,7 +156,7 @@ Task<void> refuse(StreamHandoff handoff, std::uint32_t retry_after_s) {
   TcpStream stream = handoff.take();
   Response r = status_response(Status::kServiceUnavailable);
   char seconds[12];
-  metrics::TextWriter w(seconds);
+  text::TextWriter w(seconds);
   w.put_decimal(retry_after_s);
   r.add_header("Retry-After", std::string_view(seconds, w.size()));
   char head[256];
@@ -344,7 +344,7 @@ Task<Connection::Next> Connection::redirect_to_https(bool body_pending) {
   }
   if (host.empty()) co_return co_await refuse_request(Status::kBadRequest, body_pending);
   // The Location in the slot's body buffer (the request's body is not read).
-  metrics::TextWriter w(std::span(reinterpret_cast<char*>(slot_.body), kBodyBytes));
+  text::TextWriter w(std::span(reinterpret_cast<char*>(slot_.body), kBodyBytes));
   w.put("https://");
   w.put(host);
   if (config_.tls_port != 443) {

@@ -23,6 +23,7 @@
 #include "drivers/dwmac/registers.h"
 #include "kernel/fdt/blob_builder.h"
 #include "kernel/mem/page_allocator.h"
+#include "kernel/text/writer.h"
 #include "platform/star64/mac_address.h"
 
 namespace starling::board {
@@ -37,9 +38,8 @@ constexpr std::size_t kRegionBytes = std::size_t{4} << 20;
 using Record = std::vector<std::string>;
 
 std::string hex(std::uint32_t value, int digits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out = "0x";
-  for (int i = digits - 1; i >= 0; --i) out += kDigits[(value >> (4 * i)) & 0xF];
+  for (int i = digits - 1; i >= 0; --i) out += text::hex_digit(value >> (4 * i));
   return out;
 }
 

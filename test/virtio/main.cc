@@ -19,6 +19,7 @@
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
 #include "kernel/hal/nic.h"
+#include "kernel/text/writer.h"
 #include "platform/qemu_virt/nic.h"
 
 namespace starling {
@@ -32,8 +33,7 @@ constexpr std::uint16_t kEtherTypeArp = 0x0806;
 constexpr std::uint64_t kReplyTimeoutNs = 3000 * async::kMillisecond;
 
 void print_byte_hex(std::uint8_t b) {
-  constexpr char kDigits[] = "0123456789abcdef";
-  const char s[2] = {kDigits[b >> 4], kDigits[b & 15]};
+  const char s[2] = {text::hex_digit(b >> 4), text::hex_digit(b)};
   print(std::string_view(s, 2));
 }
 
