@@ -19,7 +19,8 @@ void TextWriter::put_decimal(std::uint64_t value) {
 void TextWriter::put_signed(std::int64_t value) {
   // The magnitude as unsigned: negating INT64_MIN as a signed value is UB.
   if (value < 0) put('-');
-  put_decimal(value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value));
+  put_decimal(value < 0 ? 0 - static_cast<std::uint64_t>(value)
+                        : static_cast<std::uint64_t>(value));
 }
 
 void TextWriter::put_hex(std::uint64_t value, unsigned min_digits, bool upper) {
