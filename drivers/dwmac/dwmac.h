@@ -393,6 +393,10 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
 };
 
 static_assert(hal::Nic<Dwmac>);
+// Its capabilities, so that a change of signature cannot quietly drop one
+// (the netif would fall back to copying and computing checksums).
+static_assert(hal::NicSendsInPlace<Dwmac> && hal::NicOffloadsTxChecksums<Dwmac> &&
+              hal::NicFiltersMulticast<Dwmac>);
 
 }  // namespace starling::dwmac
 

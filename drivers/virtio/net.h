@@ -230,6 +230,10 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
 };
 
 static_assert(hal::Nic<Net>);
+// Its capabilities, so that a change of signature cannot quietly drop one
+// (the netif would fall back to copying and computing checksums).
+static_assert(hal::NicSendsInPlace<Net> && hal::NicOffloadsTxChecksums<Net> &&
+              hal::NicFiltersMulticast<Net>);
 
 }  // namespace starling::virtio
 

@@ -144,15 +144,18 @@ inline bool frame_inside_buffer(std::span<const std::byte> buffer, std::span<con
 // bytes back to back. Empty fragments are allowed (and contribute nothing).
 using TxFragment = std::span<const std::byte>;
 
-// What a NIC driver provides. `wait_for_work()` returns an awaitable
+// What every NIC driver provides. `wait_for_work()` returns an awaitable
 // (typically async::Task<void>) that completes when received frames, room in
 // the TX ring or a link change may be waiting; it may complete spuriously.
+// What a device may or may not do (send from RX buffers, compute checksums,
+// filter multicast) is a capability below: a driver declares one by having
+// the operation, and the stack asks with the concept (if constexpr), doing
+// the work itself for a NIC without it.
 template <typename N>
 concept Nic =
     requires(N& nic, const N& cnic, std::span<RxFrame> rx, RxHandle handle,
              std::span<const RxHandle> handles, std::span<const std::span<const std::byte>> tx,
-             std::span<const TxFragment> fragments, std::span<const RxFrame> in_place,
-             std::span<const MacAddress> groups) {
+             std::span<const TxFragment> fragments) {
       // Up to rx.size() received frames, fills rx front to back; never waits.
       { nic.receive(rx) } -> std::same_as<std::size_t>;
       // Gives buffers back to the device. kInvalidArgument (counted as nothing
@@ -168,34 +171,48 @@ concept Nic =
       // written, nothing posted; kInvalidArgument if the fragments total 0 or
       // more than kMaxFrameBytes bytes.
       { nic.transmit_gather(fragments) } -> std::same_as<Result<void>>;
-      // Sends received frames from their own buffers, in order: each frame's
-      // `data` (1..kMaxFrameBytes bytes, inside the buffer of its `handle`,
-      // which the stack holds) goes out without a copy, or copied when the
-      // driver cannot send it from there (counted). How many were accepted,
-      // kBusy if none (the ring is full), kInvalidArgument for a handle not
-      // held or a frame outside its buffer (no frame from it on is sent).
-      // The stack keeps each handle; it must not write the frame again until
-      // it has released it.
-      { nic.transmit_in_place(in_place) } -> std::same_as<Result<std::size_t>>;
-      // Turns on the transmit checksums the NIC can compute and says which;
-      // from then on the stack leaves those out of every frame it sends.
-      // Until called, nothing a sender gives depends on the NIC: virtio-net
-      // sends frames exactly as given (a raw sender such as apps/reflector
-      // never calls it), a DWMAC still re-inserts every checksum over what
-      // the fields hold (CIC = 11 on every frame), as it always has.
-      { nic.enable_tx_checksum_offload() } -> std::same_as<TxChecksumOffload>;
-      // The Ethernet group addresses the stack has joined (IPv6's all-nodes
-      // and solicited-node groups), replacing the last set. A NIC with a
-      // multicast filter then receives those groups (and broadcast) and may
-      // drop other group frames; one without receives them all, and the
-      // netif's own filter drops what was not joined. Until called, a NIC
-      // receives every multicast frame.
-      { nic.set_multicast_groups(groups) } -> std::same_as<void>;
       { cnic.mac() } -> std::same_as<MacAddress>;
       { cnic.link() } -> std::same_as<LinkState>;
       { cnic.stats() } -> std::same_as<const NicStats&>;
       nic.wait_for_work();
     };
+
+// Capability: sends received frames from their own buffers, in order: each
+// frame's `data` (1..kMaxFrameBytes bytes, inside the buffer of its
+// `handle`, which the stack holds) goes out without a copy, or copied when
+// the driver cannot send it from there (counted). How many were accepted,
+// kBusy if none (the ring is full), kInvalidArgument for a handle not held
+// or a frame outside its buffer (no frame from it on is sent). The stack
+// keeps each handle; it must not write the frame again until it has
+// released it. Without it the netif sends such a reply with
+// transmit_gather (one copy).
+template <typename N>
+concept NicSendsInPlace = Nic<N> && requires(N& nic, std::span<const RxFrame> in_place) {
+  { nic.transmit_in_place(in_place) } -> std::same_as<Result<std::size_t>>;
+};
+
+// Capability: computes transmit checksums. enable_tx_checksum_offload()
+// turns on those the NIC can compute and says which; from then on the stack
+// leaves them out of every frame it sends. Until called, nothing a sender
+// gives depends on the NIC: virtio-net sends frames exactly as given (a raw
+// sender such as apps/reflector never calls it), a DWMAC still re-inserts
+// every checksum over what the fields hold (CIC = 11 on every frame), as it
+// always has. Without it lwIP computes every checksum.
+template <typename N>
+concept NicOffloadsTxChecksums = Nic<N> && requires(N& nic) {
+  { nic.enable_tx_checksum_offload() } -> std::same_as<TxChecksumOffload>;
+};
+
+// Capability: a multicast filter. set_multicast_groups() gives the Ethernet
+// group addresses the stack has joined (IPv6's all-nodes and
+// solicited-node groups), replacing the last set; the NIC then receives
+// those groups (and broadcast) and may drop other group frames. Until
+// called, and without the capability, a NIC receives every multicast
+// frame, and the netif's own filter drops what was not joined.
+template <typename N>
+concept NicFiltersMulticast = Nic<N> && requires(N& nic, std::span<const MacAddress> groups) {
+  { nic.set_multicast_groups(groups) } -> std::same_as<void>;
+};
 
 }  // namespace starling::hal
 

@@ -192,6 +192,10 @@ class FakeNic {
 };
 
 static_assert(hal::Nic<FakeNic>);
+// Its capabilities, so that a change of signature cannot quietly drop one
+// (the netif would fall back to copying and computing checksums).
+static_assert(hal::NicSendsInPlace<FakeNic> && hal::NicOffloadsTxChecksums<FakeNic> &&
+              hal::NicFiltersMulticast<FakeNic>);
 
 }  // namespace starling::net::testing
 

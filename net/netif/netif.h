@@ -286,7 +286,9 @@ class Netif {
     for (const JoinedGroups::Mac& mac : joined_.macs()) {
       std::copy(mac.begin(), mac.end(), groups[n++].bytes.begin());
     }
-    nic_->set_multicast_groups(std::span<const hal::MacAddress>(groups.data(), n));
+    if constexpr (hal::NicFiltersMulticast<N>) {
+      nic_->set_multicast_groups(std::span<const hal::MacAddress>(groups.data(), n));
+    }
   }
 
   static err_t init_function(struct netif* n) noexcept {
@@ -307,7 +309,8 @@ class Netif {
     netif_set_mld_mac_filter(n, &mld_mac_filter);
     // What the NIC computes on transmit, lwIP leaves out; it checks
     // everything it receives unless input() says otherwise.
-    const hal::TxChecksumOffload tx = me.nic_->enable_tx_checksum_offload();
+    hal::TxChecksumOffload tx{};  // a NIC without the capability computes none
+    if constexpr (hal::NicOffloadsTxChecksums<N>) tx = me.nic_->enable_tx_checksum_offload();
     std::uint16_t flags = NETIF_CHECKSUM_ENABLE_ALL;
     if (tx.ipv4_header) flags &= ~NETIF_CHECKSUM_GEN_IP;
     if (tx.udp) flags &= ~NETIF_CHECKSUM_GEN_UDP;
@@ -326,22 +329,27 @@ class Netif {
   // until the device has sent it. kNotFound: not such a frame, send it
   // the usual way.
   Result<void> send_in_place(const pbuf* p) noexcept {
-    const pbuf* payload = p->next;
-    if (payload == nullptr || payload->next != nullptr || p->len == 0) {
-      return Unexpected(Error::kNotFound);
+    if constexpr (!hal::NicSendsInPlace<N>) {
+      (void)p;
+      return Unexpected(Error::kNotFound);  // the usual way: transmit_gather
+    } else {
+      const pbuf* payload = p->next;
+      if (payload == nullptr || payload->next != nullptr || p->len == 0) {
+        return Unexpected(Error::kNotFound);
+      }
+      const auto* origin = pool_.origin(payload);
+      if (origin == nullptr) return Unexpected(Error::kNotFound);
+      auto* at = static_cast<std::byte*>(payload->payload);
+      const auto headroom = static_cast<std::size_t>(at - origin->frame_start);
+      if (headroom > hal::kMaxFrameBytes || p->len > headroom) return Unexpected(Error::kNotFound);
+      std::memcpy(at - p->len, p->payload, p->len);
+      const hal::RxFrame frame{.data = std::span(at - p->len, std::size_t{p->len} + payload->len),
+                               .handle = origin->handle};
+      auto sent = nic_->transmit_in_place(std::span(&frame, 1));
+      if (!sent.ok()) return Unexpected(sent.error());
+      ++stats_.tx_in_place;
+      return {};
     }
-    const auto* origin = pool_.origin(payload);
-    if (origin == nullptr) return Unexpected(Error::kNotFound);
-    auto* at = static_cast<std::byte*>(payload->payload);
-    const auto headroom = static_cast<std::size_t>(at - origin->frame_start);
-    if (headroom > hal::kMaxFrameBytes || p->len > headroom) return Unexpected(Error::kNotFound);
-    std::memcpy(at - p->len, p->payload, p->len);
-    const hal::RxFrame frame{.data = std::span(at - p->len, std::size_t{p->len} + payload->len),
-                             .handle = origin->handle};
-    auto sent = nic_->transmit_in_place(std::span(&frame, 1));
-    if (!sent.ok()) return Unexpected(sent.error());
-    ++stats_.tx_in_place;
-    return {};
   }
 
   // What lwIP hears of a frame the NIC took or refused: a full ring blocks

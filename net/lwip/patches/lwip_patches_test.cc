@@ -424,10 +424,15 @@ TEST_F(LwipPatchesTest, LostRetransmissionInFastRecoveryIsProbedBeforeTheTimeout
           tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0, 65535, sack));
     }
     EXPECT_EQ(data_sent_from(kPeerPort, first), 2u) << "no fast retransmit";
-    co_await async::sleep_for(180 * async::kMillisecond);
+    // The probe comes within two fast-timer ticks (100 ms each); waited for
+    // up to 500 ms, still well before the timeout, so a loaded machine that
+    // runs the timers late does not fail it (a fixed 180 ms wait once did).
+    for (int waited = 0; waited < 500 && data_sent_from(kPeerPort, first) < 3; waited += 10) {
+      co_await async::sleep_for(10 * async::kMillisecond);
+    }
     EXPECT_EQ(data_sent_from(kPeerPort, first), 3u)
         << "the lost retransmission waited for the timeout";
-    co_await async::sleep_for(200 * async::kMillisecond);
+    co_await async::sleep_for(150 * async::kMillisecond);
     EXPECT_EQ(data_sent_from(kPeerPort, first), 3u) << "more than one probe per stall";
     stream->abort();
     co_return {};
