@@ -109,23 +109,53 @@ const net::http::Route kRoutes[] = {
 };
 // snippet-end: routes
 
-// A number bootarg in [low, high], else `fallback` (with a console line).
-std::uint64_t number_arg(std::string_view bootargs, std::string_view key, std::uint64_t low,
-                         std::uint64_t high, std::uint64_t fallback) {
-  const auto arg = bootarg_value(bootargs, key);
-  if (!arg.found) return fallback;
-  std::uint64_t v = 0;
-  if (arg.repeated || !parse_bootarg_number(arg.value, low, high, &v)) {
-    print("httpd: ignoring ");
-    print(key);
-    print("= (want one number from ");
-    console::print_dec(static_cast<std::int64_t>(low));
-    print(" to ");
-    console::print_dec(static_cast<std::int64_t>(high));
-    print(")\n");
-    return fallback;
+// httpd's numeric options on the kernel command line, each declared once
+// (kernel/lib/bootargs.h's NumberParam: one parser, one refusal with its fix).
+constexpr NumberParam kSlotsParam{.key = "httpd.slots",
+                                  .low = 1,
+                                  .high = net::http::kMaxSlots,
+                                  .fallback = net::http::kMaxSlots,
+                                  .off = false,
+                                  .help = "HTTP connection slots"};
+constexpr NumberParam kHeadTimeoutParam{.key = "httpd.head_timeout_ms",
+                                        .low = 1,
+                                        .high = 600'000,
+                                        .fallback = 10'000,
+                                        .off = false,
+                                        .help = "milliseconds a request's head may take to arrive"};
+constexpr NumberParam kHandshakeTimeoutParam{.key = "httpd.handshake_timeout_ms",
+                                             .low = 1,
+                                             .high = 600'000,
+                                             .fallback = 10'000,
+                                             .off = false,
+                                             .help = "milliseconds a TLS handshake may take"};
+constexpr NumberParam kPeerHandshakesParam{
+    .key = "httpd.peer_handshakes",
+    .low = 0,
+    .high = net::http::kMaxSlots,
+    .fallback = net::http::ServerConfig{}.peer_handshakes,
+    .off = false,
+    .help = "TLS handshakes one peer may have under way at once"};
+constexpr NumberParam kPeerSlotsParam{
+    .key = "httpd.peer_slots",
+    .low = 0,
+    .high = net::http::kMaxSlots,
+    .fallback = net::http::kAutoPeerSlots,
+    .off = false,
+    .help = "HTTP connection slots one peer may hold; 0: below half the slots"};
+
+// `param`'s value, or its fallback with a console line saying why.
+std::uint64_t number_arg(std::string_view bootargs, const NumberParam& param) {
+  text::Line<160> why;
+  const NumberParamReading reading = read_number_param(bootargs, param, why);
+  if (reading.refused) {
+    text::Line<200> line;
+    line.put("httpd: ignoring ");
+    line.put(why.view());
+    line.put('\n');
+    print(line.view());
   }
-  return v;
+  return reading.value;
 }
 
 // The management token from the boot files (empty: none; the console says
@@ -184,19 +214,12 @@ async::Task<int> serve(const BootInfo& boot) {
   auto network = co_await board::bring_up_network("httpd", boot, scope);
   if (!network.ok()) co_return board::kNetworkFailed;
   net::http::ServerConfig config{.port = 80};
-  config.slots =
-      number_arg(network->bootargs, "httpd.slots", 1, net::http::kMaxSlots, net::http::kMaxSlots);
-  config.head_timeout_ns =
-      number_arg(network->bootargs, "httpd.head_timeout_ms", 1, 600'000, 10'000) *
-      async::kMillisecond;
+  config.slots = number_arg(network->bootargs, kSlotsParam);
+  config.head_timeout_ns = number_arg(network->bootargs, kHeadTimeoutParam) * async::kMillisecond;
   config.handshake_timeout_ns =
-      number_arg(network->bootargs, "httpd.handshake_timeout_ms", 1, 600'000, 10'000) *
-      async::kMillisecond;
-  config.peer_handshakes = number_arg(network->bootargs, "httpd.peer_handshakes", 0,
-                                      net::http::kMaxSlots, config.peer_handshakes);
-  // 0: below half the slots (the server's default).
-  config.peer_slots = number_arg(network->bootargs, "httpd.peer_slots", 1, net::http::kMaxSlots,
-                                 net::http::kAutoPeerSlots);
+      number_arg(network->bootargs, kHandshakeTimeoutParam) * async::kMillisecond;
+  config.peer_handshakes = number_arg(network->bootargs, kPeerHandshakesParam);
+  config.peer_slots = number_arg(network->bootargs, kPeerSlotsParam);
   if (auto ok = net::http::register_http_metrics(metrics::registry()); !ok.ok()) {
     print("httpd: metrics not all registered: ");
     print(error_name(ok.error()));

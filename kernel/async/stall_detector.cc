@@ -3,6 +3,7 @@
 #include "kernel/async/executor.h"
 #include "kernel/console/console.h"
 #include "kernel/lib/bootargs.h"
+#include "kernel/text/writer.h"
 
 namespace starling::async {
 namespace {
@@ -105,21 +106,18 @@ StallDetector& stall_detector() noexcept {
 }
 
 std::uint64_t stall_threshold_from_bootargs(std::string_view bootargs) noexcept {
-  const BootargValue arg = bootarg_value(bootargs, "starling.stall_ms");
-  if (!arg.found) return kDefaultStallThresholdNs;
-  std::uint64_t ms = 0;
-  if (arg.repeated || !parse_bootarg_number(arg.value, 0, kMaxStallThresholdMs, &ms)) {
-    console::print("Starling: ignoring starling.stall_ms=");
-    console::print(arg.value);
-    console::print(arg.repeated ? " (given twice)" : "");
-    console::print(": want one whole number of milliseconds from 0 (off) to ");
-    console::print_dec(static_cast<std::int64_t>(kMaxStallThresholdMs));
-    console::print("; using ");
-    print_ms(kDefaultStallThresholdNs);
-    console::print("\n");
-    return kDefaultStallThresholdNs;
+  text::Line<160> why;
+  const NumberParamReading reading = read_number_param(bootargs, kStallParam, why);
+  if (reading.refused) {
+    text::Line<224> line;
+    line.put("Starling: ignoring ");
+    line.put(why.view());
+    line.put(" (whole milliseconds, 0 turns the detector off); using ");
+    line.put_decimal(kStallParam.fallback);
+    line.put(" ms\n");
+    console::print(line.view());
   }
-  return ms * kNsPerMs;
+  return reading.value * kNsPerMs;
 }
 
 Result<void> start_stall_detector(std::uint64_t threshold_ns) noexcept {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "kernel/hal/busy_tick.h"
+#include "kernel/lib/bootargs.h"
 #include "kernel/lib/result.h"
 
 // The stall detector: a task that keeps the hart longer than a threshold
@@ -104,9 +105,20 @@ class StallDetector {
 // The image's detector, the one the busy tick feeds.
 StallDetector& stall_detector() noexcept;
 
-// The threshold the kernel command line asks for: starling.stall_ms=N
-// (0..kMaxStallThresholdMs; 0 turns the detector off), else the default. A
-// malformed or repeated value is ignored with a console line naming the fix.
+// The threshold on the kernel command line: starling.stall_ms=N.
+inline constexpr NumberParam kStallParam{
+    .key = "starling.stall_ms",
+    .low = 0,
+    .high = kMaxStallThresholdMs,
+    .fallback = kDefaultStallThresholdNs / 1'000'000,
+    .off = false,
+    .help =
+        "milliseconds a task may keep the hart without suspending before it is reported; "
+        "0 turns the stall detector off"};
+
+// The threshold the kernel command line asks for (kStallParam), else the
+// default. A malformed or repeated value is ignored with a console line
+// naming the fix.
 std::uint64_t stall_threshold_from_bootargs(std::string_view bootargs) noexcept;
 
 // Sets the image's detector's threshold and starts (or, for 0, stops) the

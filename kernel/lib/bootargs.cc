@@ -35,4 +35,40 @@ bool parse_bootarg_number(std::string_view text, std::uint64_t low, std::uint64_
   return true;
 }
 
+NumberParamReading read_number(std::string_view bootargs, std::string_view key, std::uint64_t low,
+                               std::uint64_t high, std::uint64_t fallback, bool off,
+                               text::TextWriter& why) {
+  NumberParamReading reading{.value = fallback};
+  const BootargValue arg = bootarg_value(bootargs, key);
+  reading.found = arg.found;
+  if (!arg.found) return reading;
+  std::uint64_t n = 0;
+  if (!arg.repeated && off && arg.value == "off") {
+    reading.value = 0;
+    return reading;
+  }
+  if (!arg.repeated && parse_bootarg_number(arg.value, low, high, &n)) {
+    reading.value = n;
+    return reading;
+  }
+  reading.refused = true;
+  why.put(key);
+  why.put('=');
+  if (arg.repeated) {
+    why.put(": given twice");
+  } else {
+    why.put(arg.value);
+    why.put(": not ");
+    why.put_decimal(low);
+    why.put(" to ");
+    why.put_decimal(high);
+    if (off) why.put(" or off");
+  }
+  why.put("; fix: ");
+  why.put(key);
+  why.put('=');
+  why.put_decimal(fallback);
+  return reading;
+}
+
 }  // namespace starling

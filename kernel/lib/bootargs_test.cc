@@ -43,5 +43,43 @@ TEST(ParseBootargNumber, TakesWholeNumbersInRangeOnly) {
   EXPECT_FALSE(parse_bootarg_number("0", 1, 10, &v));
 }
 
+constexpr NumberParam kShare{.key = "starling.x_share",
+                             .low = 1,
+                             .high = 128,
+                             .fallback = 63,
+                             .off = true,
+                             .help = "connections one peer may hold"};
+
+TEST(NumberParam, TakesANumberInRangeOrOffAndRefusesTheRestWithTheFix) {
+  text::Line<160> why;
+  auto r = read_number_param("ip=dhcp", kShare, why);
+  EXPECT_FALSE(r.found);
+  EXPECT_EQ(r.value, 63u);
+  r = read_number_param("starling.x_share=7", kShare, why);
+  EXPECT_TRUE(r.found && !r.refused);
+  EXPECT_EQ(r.value, 7u);
+  r = read_number_param("starling.x_share=off", kShare, why);
+  EXPECT_EQ(r.value, 0u);
+  EXPECT_TRUE(why.view().empty());
+
+  r = read_number_param("starling.x_share=129", kShare, why);
+  EXPECT_TRUE(r.refused);
+  EXPECT_EQ(r.value, 63u);
+  EXPECT_EQ(why.view(), "starling.x_share=129: not 1 to 128 or off; fix: starling.x_share=63");
+
+  text::Line<160> twice;
+  r = read_number_param("starling.x_share=2 starling.x_share=3", kShare, twice);
+  EXPECT_TRUE(r.refused);
+  EXPECT_EQ(r.value, 63u);
+  EXPECT_EQ(twice.view(), "starling.x_share=: given twice; fix: starling.x_share=63");
+
+  constexpr NumberParam kNoOff{
+      .key = "k", .low = 0, .high = 5, .fallback = 2, .off = false, .help = "a test"};
+  text::Line<160> no_off;
+  r = read_number_param("k=off", kNoOff, no_off);
+  EXPECT_TRUE(r.refused);
+  EXPECT_EQ(no_off.view(), "k=off: not 0 to 5; fix: k=2");
+}
+
 }  // namespace
 }  // namespace starling

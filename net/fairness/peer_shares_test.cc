@@ -75,11 +75,13 @@ TEST(PeerSharesTest, CommandLineSetsTurnsOffAndRefusesWithTheFix) {
     apply_peer_shares("t", key + "=2 " + key + "=4");
     const std::string said = ::testing::internal::GetCapturedStdout();
     EXPECT_EQ(share.get(), share.fallback) << key;
-    EXPECT_NE(said.find("=: not 1 to " + std::to_string(share.bound()) + " or off; fix: " + key +
-                        "=" + std::to_string(share.fallback)),
-              std::string::npos)
+    EXPECT_NE(
+        said.find("t: ignoring " + key + "=" + std::to_string(share.bound() + 1) + ": not 1 to " +
+                  std::to_string(share.bound()) + " or off; fix: " + key + "=" +
+                  std::to_string(share.fallback) + "; keeping " + std::to_string(share.fallback)),
+        std::string::npos)
         << said;
-    EXPECT_NE(said.find("=: given twice"), std::string::npos) << said;
+    EXPECT_NE(said.find("t: ignoring " + key + "=: given twice; fix: "), std::string::npos) << said;
   }
 }
 
