@@ -21,13 +21,20 @@ Each image target switches to its board's platform itself (a transition on
 --platforms), so nobody types --platforms for these.
 """
 
+load("//platform/qemu_virt:facts.bzl", "QEMU_VIRT")
+load("//platform/star64:facts.bzl", "STAR64")
 load(":neutral_deps.bzl", "split_neutral")
 load(":transition.bzl", "TRANSITION_ALLOWLIST", "board_transition")
 
-# Where Star64 boot scripts load the FIT: 512 MiB into the JH7110's DRAM
-# (0x40000000), far above the kernel at 0x40200000 and below U-Boot, which
-# relocates itself to the top of RAM (docs/star64.md, "What the card holds").
-STAR64_FIT_ADDRESS = "0x60000000"
+# Each board's addresses, names and boot-media defaults: its own package's
+# facts.bzl (the one place that knows them).
+BOARDS = {
+    "qemu": QEMU_VIRT,
+    "star64": STAR64,
+}
+
+# (For test/image's boot media built against the Star64's loader.)
+STAR64_FIT_ADDRESS = STAR64.fit_address
 
 def _package_image(ctx):
     elf_in = ctx.attr.elf[0][DefaultInfo].files.to_list()
@@ -497,10 +504,9 @@ def starling_app(name, srcs, deps = [], qemu_args = [], runner_args = [], host =
     qemu_image(
         name = "qemu",
         elf = ":" + name,
-        platform = "//platform:qemu_virt",
-        board_name = "qemu-virt",
-        # platform/qemu_virt/linker.ld: RAM base + the Image's text_offset.
-        load_address = "0x80200000",
+        platform = QEMU_VIRT.platform,
+        board_name = QEMU_VIRT.board_name,
+        load_address = QEMU_VIRT.load_address,
         qemu_args = qemu_args,
         runner_args = runner_args,
         visibility = visibility,
@@ -508,43 +514,28 @@ def starling_app(name, srcs, deps = [], qemu_args = [], runner_args = [], host =
     board_image(
         name = "star64",
         elf = ":" + name,
-        platform = "//platform:star64",
-        board_name = "star64",
-        uimage = True,
-        # platform/star64/linker.ld: U-Boot's kernel_addr_r on the JH7110.
-        load_address = "0x40200000",
+        platform = STAR64.platform,
+        board_name = STAR64.board_name,
+        uimage = STAR64.uimage,
+        load_address = STAR64.load_address,
         visibility = visibility,
     )
     for kind, suffix in [("disk", "disk"), ("tftp", "tftp")]:
-        boot_media(
-            name = "qemu_" + suffix,
-            image = ":qemu",
-            kind = kind,
-            board_name = "qemu-virt",
-            # kernel_addr_r of Debian's qemu-riscv64_smode U-Boot: 60 MiB
-            # above the kernel, below U-Boot's scripts (0x8c100000).
-            fit_address = "0x84000000",
-            # QEMU user networking's guest address and gateway.
-            bootargs = "ip=10.0.2.15/24,gw=10.0.2.2",
-            console = "QEMU's serial console",
-            visibility = visibility,
-        )
-        boot_media(
-            name = "star64_" + ("sdcard" if kind == "disk" else suffix),
-            image = ":star64",
-            kind = kind,
-            board_name = "star64",
-            fit_address = STAR64_FIT_ADDRESS,
-            bootargs = "ip=dhcp",
-            bootargs_help = [
-                "starling.mac=6c:cf:39:00:12:34      GMAC0's MAC address (default: U-Boot's, from the EEPROM)",
-                "starling.gmac=sddf|linux[,...]      GMAC0's DMA set-up (docs/star64.md)",
-            ],
-            readme_extra = ", starling.mac=6c:cf:39:00:12:34",
-            vendor_uenv = True,
-            console = "UART0, 115200 8N1",
-            visibility = visibility,
-        )
+        for image, board in BOARDS.items():
+            boot_media(
+                # The Star64's card is its "sdcard".
+                name = image + "_" + ("sdcard" if kind == "disk" and image == "star64" else suffix),
+                image = ":" + image,
+                kind = kind,
+                board_name = board.board_name,
+                fit_address = board.fit_address,
+                bootargs = board.bootargs,
+                bootargs_help = board.bootargs_help,
+                readme_extra = board.readme_extra,
+                vendor_uenv = board.vendor_uenv,
+                console = board.console,
+                visibility = visibility,
+            )
     if not host:
         return
     native.cc_binary(
