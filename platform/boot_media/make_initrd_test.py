@@ -14,19 +14,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from test.lib.checks import check, finish
 
 make_initrd = sys.argv[1]
 spec = importlib.util.spec_from_file_location("make_initrd", make_initrd)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-failures = []
 
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what + (": " + detail if detail else ""))
-    if not ok:
-        failures.append(what)
 
 
 def path(name):
@@ -97,7 +92,5 @@ if shutil.which("cpio"):
           listed.returncode == 0 and sorted(listed.stdout.split()[1::2])
           == ["management/token", "tls/cert.pem"], repr(listed.stdout + listed.stderr))
 
-if failures:
-    print("FAIL: %d check(s)" % len(failures))
-    sys.exit(1)
+sys.exit(finish())
 print("PASS")

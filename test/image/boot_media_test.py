@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from test.lib.checks import check, finish
 
 split = sys.argv.index("--with-boot-files")
 mkimage, mtools, sdcard = sys.argv[1:4]
@@ -33,13 +34,7 @@ archive, sdcard2 = sys.argv[split + 1 : split + 3]
 tftp2 = {os.path.basename(p): p for p in sys.argv[split + 3 :]}
 itb, image = built["star64.itb"], built["star64.Image"]
 tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-failures = []
 
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what + (": " + detail if detail else ""))
-    if not ok:
-        failures.append(what)
 
 
 def mt(*args):
@@ -158,7 +153,5 @@ if "boot-files.cpio" in tftp2:
     check("TFTP boot-files.cpio is the archive it was given",
           open(tftp2["boot-files.cpio"], "rb").read() == archive_bytes)
 
-if failures:
-    print("FAIL: %d check(s)" % len(failures))
-    sys.exit(1)
+sys.exit(finish())
 print("PASS")

@@ -19,7 +19,8 @@ The rules, by the top-level folder a target's package is in:
   docs     the documentation's pages, files only (a test reads the page it
            checks the code against)
 Everyone may use the toolchain, the root package (WORKSPACE), the docs and the
-configuration targets (and every test the toolchain's test support) (platforms, constraints, config_settings: `//platform`'s
+configuration targets (and every test the toolchain's test support and
+the Python tests' //test/lib) (platforms, constraints, config_settings: `//platform`'s
 board and CPU settings are what select() reads, not code).
 And: a target outside the consumers that is not testonly never depends on a
 testonly one or on anything under //test (production never depends on test
@@ -79,8 +80,10 @@ def violations(edges, kinds, testonly):
             exempt = (
                 to_layer in UNIVERSAL
                 or kinds.get(target) in CONFIGURATION_KINDS
-                # Test support every layer's tests may use (nested_bazel.sh).
+                # Test support every layer's tests may use (nested_bazel.sh,
+                # the Python tests' //test/lib).
                 or (to_layer == "toolchain/tests" and source in testonly)
+                or (target.startswith("//test/lib:") and source in testonly)
             )
             if not exempt and to_layer not in ALLOWED.get(from_layer, set()):
                 found.add(

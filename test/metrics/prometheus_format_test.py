@@ -18,6 +18,7 @@ linted first, so a promtool that checks nothing cannot pass the test.
 import os
 import subprocess
 import sys
+from test.lib.checks import check, finish
 
 try:
     from prometheus_client.parser import text_string_to_metric_families
@@ -25,13 +26,7 @@ except ImportError:
     print("FAIL: python3-prometheus-client missing. Fix: sudo ./setup.sh")
     sys.exit(1)
 
-failures = []
 
-
-def check(what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what + (": " + detail if detail else ""))
-    if not ok:
-        failures.append(what)
 
 
 result = subprocess.run([sys.argv[1]], capture_output=True, text=True)
@@ -158,7 +153,5 @@ if os.access(promtool, os.X_OK):
     check("promtool check metrics: no findings on the page", rc == 0 and out == "",
           "exit %d, %d finding(s)" % (rc, len(out.splitlines())))
 
-if failures:
-    print("FAIL: %d check(s)" % len(failures))
-    sys.exit(1)
+sys.exit(finish())
 print("PASS")
