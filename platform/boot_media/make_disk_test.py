@@ -8,7 +8,7 @@ import struct
 import subprocess
 import sys
 import tempfile
-from test.lib.checks import check_equal, finish
+from checks import check_equal, finish
 
 make_disk, mtools = sys.argv[1], sys.argv[2]
 tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))

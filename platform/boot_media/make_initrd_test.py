@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from test.lib.checks import check, finish
+from checks import check, finish
 
 make_initrd = sys.argv[1]
 spec = importlib.util.spec_from_file_location("make_initrd", make_initrd)

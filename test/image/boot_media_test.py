@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from test.lib.checks import check, finish
+from checks import check, finish
 
 split = sys.argv.index("--with-boot-files")
 mkimage, mtools, sdcard = sys.argv[1:4]

@@ -1,6 +1,6 @@
 """One way for the Python tests to check and report.
 
-    from test.lib import checks
+    import checks
     checks.check("the page parses", ok, detail)   # "ok   ..." or "FAIL ...: detail"
     checks.check_equal("entries", got, want)       # "FAIL entries: got 3, want 4"
     sys.exit(checks.finish())                      # 1 if anything failed

@@ -3,7 +3,7 @@ import contextlib
 import io
 import sys
 
-from test.lib import checks
+import checks
 
 out = io.StringIO()
 with contextlib.redirect_stdout(out):

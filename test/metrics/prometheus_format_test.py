@@ -18,7 +18,7 @@ linted first, so a promtool that checks nothing cannot pass the test.
 import os
 import subprocess
 import sys
-from test.lib.checks import check, finish
+from checks import check, finish
 
 try:
     from prometheus_client.parser import text_string_to_metric_families
