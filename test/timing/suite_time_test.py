@@ -11,9 +11,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import suite_time  # noqa: E402
+import suite_time
+from checks import check, failures
 
 S = 1000000  # microseconds in a second
 
@@ -113,15 +112,6 @@ def write_inputs(tmp, cut_short=False):
     return profile, bep
 
 
-failures = []
-
-
-def check(what, cond):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
 def row(text, first):
     """The cells of the table row whose first cell is FIRST."""
     for line in text.splitlines():
@@ -134,7 +124,7 @@ def row(text, first):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         profile, bep = write_inputs(tmp)
-        out = subprocess.run([sys.executable, os.path.join(HERE, "suite_time.py"), "--profile", profile,
+        out = subprocess.run([sys.executable, suite_time.__file__, "--profile", profile,
                               "--bep", bep, "--setup-seconds", "60"], capture_output=True, text=True)
         print(out.stdout)
         check("exits 0", out.returncode == 0)
@@ -176,7 +166,7 @@ def main():
               and row(text, "//lint:style_test")[3] == "cached")
         check("the count of tests and of cached ones", "(seconds; 4 tests, 1 cached)" in text)
 
-        top = subprocess.run([sys.executable, os.path.join(HERE, "suite_time.py"), "--profile", profile,
+        top = subprocess.run([sys.executable, suite_time.__file__, "--profile", profile,
                               "--bep", bep, "--top", "2"], capture_output=True, text=True).stdout
         check("--top 2 shows two tests", len([l for l in top.splitlines() if l.startswith("| //")]) == 2)
         check("no setup row without --setup-seconds", row(top, "setup.sh") is None)
@@ -186,7 +176,7 @@ def main():
         events = suite_time.load_profile(short)
         check("a profile cut short still gives its first events (%d)" % len(events), len(events) >= 10)
 
-        missing = subprocess.run([sys.executable, os.path.join(HERE, "suite_time.py"), "--profile",
+        missing = subprocess.run([sys.executable, suite_time.__file__, "--profile",
                                   os.path.join(tmp, "none.json.gz")], capture_output=True, text=True)
         check("a missing profile: exit non-zero, the command that makes one",
               missing.returncode != 0 and "--config=timing" in missing.stderr)
