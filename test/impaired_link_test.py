@@ -16,9 +16,9 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import impaired_link  # noqa: E402
-from impaired_link import FROM_APP, TO_APP, ImpairedLink  # noqa: E402
+import impaired_link
+from checks import check, finish
+from impaired_link import FROM_APP, TO_APP, ImpairedLink
 
 ETHERTYPE = 0x88B5  # local experimental: the kernel passes it by
 FRAMES = 300
@@ -88,11 +88,6 @@ class Ends:
         return self._collect(lambda: os.read(self.app, 65536), self.app, seconds)
 
 
-def check(failures, what, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + what + (f": {detail}" if detail else ""))
-    if not ok:
-        failures.append(what)
-
 
 def run_one(seed, setup, direction=FROM_APP, count=FRAMES):
     """A fresh link with `seed`, configured by `setup(link)`, `count` frames
@@ -119,30 +114,29 @@ def run_one(seed, setup, direction=FROM_APP, count=FRAMES):
 
 
 def inside():
-    failures = []
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     for direction in (FROM_APP, TO_APP):
         got, _, _ = run_one(1, lambda link: None, direction)
         frames = [f for _, f in got]
         missing = sorted(set(range(FRAMES)) - {number(f) for f in frames})
-        check(failures, f"{direction}: a clean link carries every frame in order, unchanged",
+        check(f"{direction}: a clean link carries every frame in order, unchanged",
               frames == [frame(n) for n in range(FRAMES)],
               f"{len(frames)} of {FRAMES}" + (f", missing {missing[:10]}" if missing else ""))
 
     got, _, link = run_one(5, lambda link: link.set(FROM_APP, loss=0.3))
     kept = [number(f) for _, f in got]
     dropped = link.counters[FROM_APP].dropped
-    check(failures, "loss 30% drops about 30%, the rest in order",
+    check("loss 30% drops about 30%, the rest in order",
           60 <= dropped <= 120 and len(kept) + dropped == FRAMES and kept == sorted(kept),
           f"{dropped} dropped")
     again, _, _ = run_one(5, lambda link: link.set(FROM_APP, loss=0.3))
-    check(failures, "the same seed drops the same frames", [number(f) for _, f in again] == kept)
+    check("the same seed drops the same frames", [number(f) for _, f in again] == kept)
     other, _, _ = run_one(6, lambda link: link.set(FROM_APP, loss=0.3))
-    check(failures, "another seed drops others", [number(f) for _, f in other] != kept)
+    check("another seed drops others", [number(f) for _, f in other] != kept)
 
     got, _, _ = run_one(2, lambda link: link.set(TO_APP, duplicate=1.0), TO_APP, 50)
     counts = [number(f) for _, f in got]
-    check(failures, "duplicate 100% delivers each frame twice",
+    check("duplicate 100% delivers each frame twice",
           sorted(counts) == sorted(list(range(50)) * 2), f"{len(counts)} frames")
 
     got, _, _ = run_one(3, lambda link: link.set(FROM_APP, corrupt=1.0), FROM_APP, 50)
@@ -151,14 +145,14 @@ def inside():
         # The number itself may be the corrupted byte: compare with every frame.
         diffs = min(sum(bin(a ^ b).count("1") for a, b in zip(f, frame(n))) for n in range(50))
         ok = ok and diffs == 1 and f[:14] == frame(0)[:14]
-    check(failures, "corrupt 100% flips exactly one bit past the Ethernet header in each frame", ok)
+    check("corrupt 100% flips exactly one bit past the Ethernet header in each frame", ok)
 
     def reorder(link):
         link.set(FROM_APP, reorder=0.2, delay_ms=40)
     got, start, link = run_one(4, reorder, FROM_APP, 100)
     order = [number(f) for _, f in got]
     held = link.counters[FROM_APP].held
-    check(failures, "reorder 20% holds frames back and later ones overtake them",
+    check("reorder 20% holds frames back and later ones overtake them",
           sorted(order) == list(range(100)) and order != sorted(order) and 5 <= held <= 40,
           f"{held} held")
 
@@ -172,13 +166,12 @@ def inside():
         link.set(loss=1.0)
         ends.from_app([frame(n) for n in range(20, 40)])
         second = ends.at_linux(0.3)
-        check(failures, "a rate set while the link runs applies to the next frames",
+        check("a rate set while the link runs applies to the next frames",
               len(first) == 20 and len(second) == 0, f"{len(first)} then {len(second)}")
     finally:
         link.stop()
         os.close(ends.app)
-    print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return finish()
 
 
 def main():
