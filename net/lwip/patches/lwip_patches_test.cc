@@ -215,6 +215,7 @@ tcp_pcb* pcb_of(std::uint16_t port, std::uint16_t peer_port) {
 // permitted (the patches 0011-0016 need it): the stream, the first
 // sequence number we send (our ISN + 1) and lwIP's pcb.
 struct SackPeer {
+  TcpListener listener;  // listen_and_connect_with_sack's own
   TcpStream stream;
   std::uint32_t first = 0;
   tcp_pcb* pcb = nullptr;
@@ -228,7 +229,18 @@ async::Task<SackPeer> connect_with_sack(TcpListener& listener, std::uint16_t por
   if (!stream.ok()) co_return Unexpected(stream.error());
   tcp_pcb* pcb = pcb_of(port, peer_port);
   if (pcb == nullptr) co_return Unexpected(Error::kNotFound);
-  co_return SackPeer{.stream = std::move(*stream), .first = iss + 1, .pcb = pcb};
+  co_return SackPeer{.listener = {}, .stream = std::move(*stream), .first = iss + 1, .pcb = pcb};
+}
+
+// The same through a listener of its own at `port` (backlog 4), which the
+// result keeps: the opening of most of the patch tests below.
+async::Task<SackPeer> listen_and_connect_with_sack(std::uint16_t port, std::uint16_t peer_port) {
+  auto listener = TcpListener::listen(port, 4);
+  if (!listener.ok()) co_return Unexpected(listener.error());
+  auto peer = co_await connect_with_sack(*listener, port, peer_port);
+  if (!peer.ok()) co_return Unexpected(peer.error());
+  peer->listener = std::move(*listener);
+  co_return std::move(*peer);
 }
 
 // 0002 (bug #56397 and the case upstream still has): the first out-of-order
@@ -283,10 +295,7 @@ TEST_F(LwipPatchesTest, DataCarryingAcksWithSackBlocksStartAFastRetransmit) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1302;
     constexpr std::uint16_t kPeerPort = 45002;
-    auto listener = TcpListener::listen(kPort, 4);
-    EXPECT_TRUE(listener.ok());
-    if (!listener.ok()) co_return {};
-    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
     EXPECT_TRUE(peer.ok());
     if (!peer.ok()) co_return {};
     const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
@@ -318,10 +327,7 @@ TEST_F(LwipPatchesTest, PartialAckInFastRecoveryResendsTheNextHole) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1303;
     constexpr std::uint16_t kPeerPort = 45003;
-    auto listener = TcpListener::listen(kPort, 4);
-    EXPECT_TRUE(listener.ok());
-    if (!listener.ok()) co_return {};
-    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
     EXPECT_TRUE(peer.ok());
     if (!peer.ok()) co_return {};
     const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
@@ -357,10 +363,7 @@ TEST_F(LwipPatchesTest, DsackForTheResentSegmentUndoesTheHalving) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1304;
     constexpr std::uint16_t kPeerPort = 45004;
-    auto listener = TcpListener::listen(kPort, 4);
-    EXPECT_TRUE(listener.ok());
-    if (!listener.ok()) co_return {};
-    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
     EXPECT_TRUE(peer.ok());
     if (!peer.ok()) co_return {};
     const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
@@ -407,10 +410,7 @@ TEST_F(LwipPatchesTest, LostRetransmissionInFastRecoveryIsProbedBeforeTheTimeout
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1305;
     constexpr std::uint16_t kPeerPort = 45005;
-    auto listener = TcpListener::listen(kPort, 4);
-    EXPECT_TRUE(listener.ok());
-    if (!listener.ok()) co_return {};
-    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
     EXPECT_TRUE(peer.ok());
     if (!peer.ok()) co_return {};
     const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
@@ -489,10 +489,7 @@ TEST_F(LwipPatchesTest, TimeoutKeepsTheHoleAtTheHeadOfTheQueue) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1307;
     constexpr std::uint16_t kPeerPort = 45008;
-    auto listener = TcpListener::listen(kPort, 4);
-    EXPECT_TRUE(listener.ok());
-    if (!listener.ok()) co_return {};
-    auto peer = co_await connect_with_sack(*listener, kPort, kPeerPort);
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
     EXPECT_TRUE(peer.ok());
     if (!peer.ok()) co_return {};
     const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
