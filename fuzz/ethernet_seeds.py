@@ -11,6 +11,8 @@ import os
 import struct
 import sys
 
+# Kept: run by hand as a plain script from the source tree (no Bazel-made
+# path), it finds test/lib's packets.py here.
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "lib"))
 from packets import internet_checksum as csum  # noqa: E402

@@ -4,10 +4,10 @@ Shared by the Python QEMU tests (test/net, test/iperf, test/robustness):
 the console goes to console.log in the test's outputs, waits are bounded by
 the boot's timeout, and stop() always ends QEMU.
 
-Import it from a test under //test with:
-    sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
+A py_test under //test depends on //test:qemu_guest and imports it with
     from qemu_guest import QemuGuest, free_port
-and list "//test:qemu_guest.py" in the test's data.
+(an sh_test's script lists "//test:qemu_guest.py" in its data and puts
+$TEST_SRCDIR/starling/test on sys.path itself).
 """
 import os
 import socket

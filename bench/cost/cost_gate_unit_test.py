@@ -3,12 +3,10 @@
 
 import os
 import struct
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
-import cost_gate  # noqa: E402
+import cost_gate
 
 BUDGETS = """# a comment
 margin *.busy_instructions_per_packet 5%

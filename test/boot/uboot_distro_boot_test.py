@@ -44,8 +44,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402
+from qemu_guest import QemuGuest, free_port
 
 UBOOT = "/usr/lib/u-boot/qemu-riscv64_smode/u-boot.bin"
 BOOT_TIMEOUT = 60  # U-Boot's 2 s countdown, the scan, the kernel: ~5 s here

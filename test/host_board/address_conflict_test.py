@@ -22,7 +22,6 @@ Bounded: each wait has a deadline (RFC 5227's probe takes at most ~9 s, the
 decline's back-off 10 s); the server stops with the test; the app is
 stopped and the namespace removed at the end.
 """
-import os
 import socket
 import struct
 import subprocess
@@ -30,8 +29,7 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
+import host_process
 
 GUEST = "10.0.2.15"
 PROBE_S = 15  # three probes 1-2 s apart, then two announcements 2 s apart, with slack

@@ -17,15 +17,13 @@ and answers Information-requests with two DNS servers. Then:
 Bounded: dnsmasq and the app run at most the test's seconds; a handful of
 packets; the namespace is removed at the end.
 """
-import os
 import re
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-import ipv6_echo_test as v6  # noqa: E402
+import host_process
+import ipv6_echo_test as v6
 
 DNS = ("2001:db8:1::53", "2001:db8:1::54")
 FORGED_DNS = "2001:db8:66::1"

@@ -19,13 +19,11 @@ IP or UDP header) and never arrived.
 Bounded: one datagram per host and a 3 s wait; the app is stopped and the
 namespace removed at the end.
 """
-import os
 import socket
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
+import host_process
 
 GUEST = "10.0.2.15"
 HOST_A = "10.0.2.2"

@@ -13,9 +13,7 @@ import os
 import socket
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import host_process  # noqa: E402
+import host_process
 
 GUEST = "10.0.2.15"
 

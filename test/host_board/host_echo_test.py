@@ -11,7 +11,6 @@ the utilisation service, and the STATS counters (frames through the NIC, no
 driver errors). Bounded: every wait has a deadline, the app is killed at the
 end, the namespace removed.
 """
-import os
 import random
 import re
 import socket
@@ -20,9 +19,8 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-from host_process import App, report  # noqa: E402
+import host_process
+from host_process import App, report
 
 GUEST = "10.0.2.15"
 

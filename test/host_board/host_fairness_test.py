@@ -35,15 +35,13 @@ reassembly) are back at their baseline.
 Bounded: connection attempts and reads have timeouts; the app is stopped and
 the namespace removed at the end.
 """
-import os
 import random
 import socket
 import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
+import host_process
 
 GUEST = "10.0.2.15"
 HOST_A = "10.0.2.2"

@@ -23,9 +23,10 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_process import App, report, run_in_namespace  # noqa: E402
+from host_process import App, report, run_in_namespace
 
+# Kept: an sh_test runs this script as a plain file, and http_checks.py is
+# not in its directory (which Python puts on the path itself).
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
 from http_checks import Checks, boot_files, check_index, curl, metrics  # noqa: E402
 

@@ -36,9 +36,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
+import host_process
 
+# Kept: an sh_test runs this script as a plain file, and http_checks.py is
+# not in its directory (which Python puts on the path itself).
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
 from http_checks import AUTH, boot_files, throwaway_pair, tls_state  # noqa: E402
 

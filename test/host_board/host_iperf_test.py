@@ -11,8 +11,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from host_process import App, report, run_in_namespace  # noqa: E402
+from host_process import App, report, run_in_namespace
 
 SESSION_RE = re.compile(r"iperf: session (\S+) from (\S+):(\d+) bytes (\d+) ms (\d+) kbit/s (\d+)")
 CLIENT_RE = re.compile(r"(\d+(?:\.\d+)?) (?:MBytes|KBytes|GBytes)\s+(\d+(?:\.\d+)?) Mbits/sec")

@@ -10,14 +10,12 @@ plugged in, the driver reports the link and UDP echo works;
 pulled, it reports the link down; plugged in again, echo works again; no
 NIC errors or resets in the counters afterwards.
 """
-import os
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-from host_process import App, report  # noqa: E402
+import host_process
+from host_process import App, report
 
 GUEST = "10.0.2.15"
 

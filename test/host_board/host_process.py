@@ -21,7 +21,10 @@ import sys
 import time
 
 # The shared packet arithmetic (test/lib/packets.py, in this script's
-# runfiles through //test/host_board:host_process).
+# runfiles through //test/host_board:host_process). The sh_tests that use
+# this file run their scripts as plain files (again inside a namespace, with
+# sys.executable): nothing else puts test/lib on their path. A py_test's
+# //test/host_board:host_process_lib dep does, and this line changes nothing.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from packets import internet_checksum  # noqa: E402,F401  (tests use host_process.internet_checksum)
 from stats_line import parse_stats_line  # noqa: E402

@@ -21,10 +21,11 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-from host_process import report  # noqa: E402
+import host_process
+from host_process import report
 
+# Kept: an sh_test runs this script as a plain file, and http_checks.py is
+# not in its directory (which Python puts on the path itself).
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
 from http_checks import AUTH, boot_files, curl, metrics  # noqa: E402
 

@@ -36,8 +36,7 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
+import host_process
 
 GUEST_V4 = "10.0.2.15"
 TAP = "st0"

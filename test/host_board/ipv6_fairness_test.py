@@ -16,15 +16,13 @@ After A lets go, B echoes and the TCP pools are back at their baseline.
 Bounded: 100 connection attempts and 10 echoes with timeouts; the app is
 stopped and the namespace removed at the end.
 """
-import os
 import socket
 import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-import ipv6_echo_test as v6  # noqa: E402
+import host_process
+import ipv6_echo_test as v6
 
 GUEST_V4 = "10.0.2.15"
 A_ADDRESSES = [f"2001:db8:1::{0x100 + i:x}" for i in range(50)]

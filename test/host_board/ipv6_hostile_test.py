@@ -36,9 +36,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-import ipv6_echo_test as v6  # noqa: E402 (the link's helpers)
+import host_process
+import ipv6_echo_test as v6  # the link's helpers
 
 GUEST_V4 = "10.0.2.15"
 # Half-open TCP connections a SYN flood leaves (at most 8: SYN cookies past

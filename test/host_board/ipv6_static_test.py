@@ -16,9 +16,8 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
-import ipv6_echo_test as v6  # noqa: E402
+import host_process
+import ipv6_echo_test as v6
 
 LINK_LOCAL = r"net: ipv6 address (fe80::[0-9a-f:]+) valid \(link-local\)"
 

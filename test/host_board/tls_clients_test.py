@@ -29,9 +29,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import host_process  # noqa: E402
+import host_process
 
+# Kept: an sh_test runs this script as a plain file, and http_checks.py is
+# not in its directory (which Python puts on the path itself).
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
 from http_checks import boot_files, get_and_close  # noqa: E402
 

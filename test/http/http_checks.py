@@ -2,11 +2,10 @@
 test/host_board): named checks, the metrics page parsed by Prometheus's own
 parser (python3-prometheus-client), and the console verdict at the end.
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from http_checks import Checks, metrics
-From another package: list "//test/http:http_checks.py" in the test's data
-and put os.path.join(os.environ["TEST_SRCDIR"], "starling", "test", "http")
-on sys.path.
+in a py_test that depends on //test/http:http_checks. From an sh_test's
+script in another package: list "//test/http:http_checks.py" in the test's
+data and put $TEST_SRCDIR/starling/test/http on the path first.
 
 /metrics is a management route (net/http/management.h): the tests boot
 httpd with this run's TOKEN in its boot files (token_file() for

@@ -31,11 +31,8 @@ import sys
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import Checks, metrics, token_file  # noqa: E402
+from qemu_guest import QemuGuest, free_port
+from http_checks import Checks, metrics, token_file
 
 check = Checks()
 

@@ -21,11 +21,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import AUTH, Checks, check_index, curl, metrics, token_file  # noqa: E402
+from qemu_guest import QemuGuest, free_port
+from http_checks import AUTH, Checks, check_index, curl, metrics, token_file
 
 check = Checks()
 

@@ -30,11 +30,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import boot_files, metrics, throwaway_pair, verdict  # noqa: E402
+from qemu_guest import QemuGuest, free_port
+from http_checks import boot_files, metrics, throwaway_pair, verdict
 
 INSTRUCTIONS = "starling_runtime_instructions_total"
 IDLE = "starling_runtime_idle_cycles_total"  # under -icount a cycle is an instruction

@@ -28,11 +28,8 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_checks import tls_state, verdict  # noqa: E402
+from qemu_guest import QemuGuest, free_port
+from http_checks import tls_state, verdict
 
 
 def token_header(console):

@@ -15,14 +15,12 @@ Mb/s figures.
 Exit 0 on success.
 """
 import argparse
-import os
 import re
 import shutil
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402
+from qemu_guest import QemuGuest, free_port
 
 READY = "iperf: ready"
 SESSION_RE = re.compile(

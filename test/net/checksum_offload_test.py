@@ -30,8 +30,9 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "host_board"))
-from host_process import TapNamespace, internet_checksum as checksum, parse_stats_line  # noqa: E402
+from host_process import TapNamespace
+from packets import internet_checksum as checksum
+from stats_line import parse_stats_line
 
 GUEST = "10.0.2.15"
 GUEST_MAC = bytes.fromhex("525400123456")

@@ -4,13 +4,10 @@ The host ports that reach the guest's 1235/udp, 1236/tcp and 1237/tcp are
 picked free and passed to the launcher as STARLING_ECHO_*_PORT /
 STARLING_UTIL_TCP_PORT (apps/echo's qemu_args use them for hostfwd).
 """
-import os
 import socket
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test"))
-from qemu_guest import QemuGuest, free_port  # noqa: E402,F401 (free_port: re-exported)
+from qemu_guest import QemuGuest, free_port  # noqa: F401 (free_port: re-exported)
 
 
 class EchoGuest(QemuGuest):

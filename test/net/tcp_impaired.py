@@ -25,6 +25,9 @@ import sys
 import threading
 import time
 
+# Kept: bench/lossy_link/sweep.py runs this file as a plain script from the
+# source tree (no runfiles, no Bazel-made path), and the sh_tests below
+# //test/net run it the same way.
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host_board"))

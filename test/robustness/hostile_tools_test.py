@@ -29,11 +29,9 @@ import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-RUNFILES = os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling")
-sys.path.insert(0, os.path.join(RUNFILES, "test", "host_board"))
-from host_process import CONSOLE_ALARMS, App, TapNamespace, parse_stats_line, udp_roundtrip  # noqa: E402
-from stats_line import STATS_QUERY  # noqa: E402  (host_process put test/lib on the path)
+from checks import check, finish
+from host_process import CONSOLE_ALARMS, App, TapNamespace, udp_roundtrip
+from stats_line import STATS_QUERY, parse_stats_line
 
 GUEST = "10.0.2.15"
 PEER = "10.0.2.2"
@@ -47,16 +45,9 @@ POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_live_pc
              "tcp_segs_used", "tcp_active", "tcp_conns")
 SETTLE = 25.0  # seconds to get back to baseline (lwIP's TIME_WAIT, reassembly 15 s)
 
-failures = []
 # Test environments often leave /usr/sbin (hping3's home) off PATH.
 TOOL_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
 TOOLS = {name: shutil.which(name, path=TOOL_PATH) for name in ("nmap", "hping3")}
-
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 def udp_request(payload, port=1235, timeout=0.5, tries=3):
@@ -161,9 +152,9 @@ def after_attack(name, baseline, anchor, attack_end, sampler):
         if udp_echo_ok():
             impaired = time.monotonic() - attack_end
             break
-    check(impaired is not None, f"{name}: UDP echo answers afterwards")
-    check(tcp_echo_ok(), f"{name}: a new TCP connection echoes")
-    check(anchor.ok(), f"{name}: the connection opened before the attacks lost no byte")
+    check(f"{name}: UDP echo answers afterwards", impaired is not None)
+    check(f"{name}: a new TCP connection echoes", tcp_echo_ok())
+    check(f"{name}: the connection opened before the attacks lost no byte", anchor.ok())
     back = None
     last = None
     while time.monotonic() - attack_end < SETTLE + 5:
@@ -173,7 +164,7 @@ def after_attack(name, baseline, anchor, attack_end, sampler):
             break
         time.sleep(0.25)
     diff = {} if last is None else {k: (baseline[k], last[k]) for k in POOL_KEYS if last[k] != baseline[k]}
-    check(back is not None, f"{name}: pool counts back at baseline within {SETTLE + 5:.0f} s {diff or ''}")
+    check(f"{name}: pool counts back at baseline within {SETTLE + 5:.0f} s {diff or ''}", back is not None)
     print(f"      {name}: peak rx_wrappers={peak['rx_wrappers_used']} pcbs={peak['tcp_pcbs_used']} "
           f"pbuf_pool={peak['pbuf_pool_used']} heap_max={heap} B; during it {answered}/{asked} "
           f"UDP probes answered; first UDP echo "
@@ -213,7 +204,7 @@ def syn_flood_with_clients(baseline, anchor):
     flood.wait(timeout=20)
     rate = good / tries if tries else 0.0
     print(f"      syn flood: {good}/{tries} new connections echoed during the flood ({rate:.0%})", flush=True)
-    check(tries >= 5 and rate >= 0.9, "syn flood: >= 90% of new connections succeed during the flood")
+    check("syn flood: >= 90% of new connections succeed during the flood", tries >= 5 and rate >= 0.9)
     after_attack("hping3 SYN flood (random sources)", baseline, anchor, time.monotonic(), sampler)
 
 
@@ -306,7 +297,7 @@ def scapy_attacks():
                 if not chunk:
                     break
                 got += chunk
-            check(got == data, "tiny segments: 2000 one-byte segments echoed byte-exact")
+            check("tiny segments: 2000 one-byte segments echoed byte-exact", got == data)
 
     return [("scapy overlapping fragments", overlapping_fragments),
             ("scapy unique-ID fragment flood", unique_id_flood),
@@ -329,7 +320,7 @@ def slow_clients(baseline, anchor):
         never.sendall(os.urandom(200_000))
     except OSError:
         pass
-    check(udp_echo_ok() and tcp_echo_ok(), "slow clients: others are served while they sit")
+    check("slow clients: others are served while they sit", udp_echo_ok() and tcp_echo_ok())
     for s in idle + [half, never]:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
         s.close()
@@ -345,7 +336,7 @@ def inside(args):
         app = App([args.host, f"--tap={TAP}", f"--ip={GUEST}/24,gw={PEER}", f"--mac={GUEST_MAC}"])
     try:
         if not app.wait_for("echo: ready", 60):
-            check(False, "the appliance printed 'echo: ready'")
+            check("the appliance printed 'echo: ready'", False)
             return
         subprocess.run(["ip", "neigh", "replace", GUEST, "lladdr", GUEST_MAC, "dev", TAP, "nud", "permanent"],
                        check=False)
@@ -356,11 +347,11 @@ def inside(args):
             if baseline:
                 break
             time.sleep(0.25)
-        check(baseline is not None, "baseline stats")
+        check("baseline stats", baseline is not None)
         if baseline is None:
             return
         anchor = Anchor()
-        check(anchor.ok(), "anchor connection echoes")
+        check("anchor connection echoes", anchor.ok())
         time.sleep(0.5)
         baseline = stats() or baseline
 
@@ -385,7 +376,7 @@ def inside(args):
         text = app.console()
         app.stop()
         for bad in CONSOLE_ALARMS:
-            check(bad not in text, f"console shows no {bad}")
+            check(f"console shows no {bad}", bad not in text)
         print("---- console (tail) ----")
         print(text[-2000:])
 
@@ -454,8 +445,10 @@ def main():
             return ns.run(argv, timeout=args.timeout + 60).returncode
     random.seed(3)
     inside(args)
-    print("PASS" if not failures else f"{len(failures)} FAILURES")
-    return 1 if failures else 0
+    if finish():
+        return 1
+    print("PASS")
+    return 0
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ TCP PCBs/segments in use; the console must show no PANIC/FAIL. Exit 0 on
 success. Everything is bounded (socket timeouts, packet counts, --timeout).
 """
 import argparse
-import os
 import queue
 import random
 import socket
@@ -34,11 +33,10 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "net"))
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "lib"))
-from packets import internet_checksum as csum  # noqa: E402
-from stats_line import STATS_QUERY, parse_stats_line as parse_stats  # noqa: E402
-from echo_guest import EchoGuest, free_port  # noqa: E402
+from checks import check, finish
+from echo_guest import EchoGuest, free_port
+from packets import internet_checksum as csum
+from stats_line import STATS_QUERY, parse_stats_line as parse_stats
 
 GUEST_IP = "10.0.2.15"
 HOST_IP = "10.0.2.2"  # the guest's gateway: we are it
@@ -47,17 +45,6 @@ BCAST = b"\xff" * 6
 # Counters that must return to the baseline after every case.
 POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_pcbs_used",
              "tcp_segs_used", "tcp_active", "tcp_conns")
-
-failures = []
-# The echo's stats query, padded: a reply is never more than twice the query
-# (apps/echo/main.cc, kStatsQueryBytes).
-
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
 
 
 # ---------------------------------------------------------------- frames
@@ -223,8 +210,8 @@ def stop_and_check_console(g, w=None):
     g.stop()
     if w is not None:
         w.close()
-    check("PANIC" not in text, "console shows no PANIC")
-    check("FAIL" not in text, "console shows no FAIL")
+    check("console shows no PANIC", "PANIC" not in text)
+    check("console shows no FAIL", "FAIL" not in text)
     print("---- console (tail) ----")
     print(text[-2500:])
 
@@ -233,10 +220,10 @@ def wire_baseline(w, g):
     """Waits for the guest's 'echo: ready', then its settled stats over the
     raw wire (None, reported, if either never comes)."""
     if not g.wait_ready():
-        check(False, "guest printed 'echo: ready'")
+        check("guest printed 'echo: ready'", False)
         return None
     baseline = w.stats()
-    check(baseline is not None, "baseline stats over the raw wire")
+    check("baseline stats over the raw wire", baseline is not None)
     if baseline is None:
         return None
     return settled_stats(w.stats, baseline, 3) or baseline
@@ -245,10 +232,10 @@ def wire_baseline(w, g):
 def back_to_baseline(case, get, baseline):
     s = settled_stats(get, baseline)
     if s is None:
-        check(False, f"{case}: no stats reply")
+        check(f"{case}: no stats reply", False)
         return None
     diff = {k: (baseline[k], s[k]) for k in POOL_KEYS if s[k] != baseline[k]}
-    check(not diff, f"{case}: pool counts back at baseline {'' if not diff else diff}")
+    check(f"{case}: pool counts back at baseline {'' if not diff else diff}", not diff)
     print(f"      {case} stats: " + " ".join(f"{k}={s[k]}" for k in sorted(s)), flush=True)
     return s
 
@@ -256,7 +243,7 @@ def back_to_baseline(case, get, baseline):
 def delta(before, after, keys):
     """Counter changes between two stats replies (None if either is missing)."""
     if before is None or after is None:
-        check(False, "stats reply before and after the case")
+        check("stats reply before and after the case", False)
         return None
     return {k: after[k] - before[k] for k in keys}
 
@@ -266,7 +253,7 @@ def delta(before, after, keys):
 def echo_works(w, case, timeout=1.0, tries=5):
     payload = bytes(random.randrange(256) for _ in range(200))
     got = w.udp_request(33333, payload, timeout=timeout, tries=tries)
-    check(got == payload, f"{case}: a normal UDP echo afterwards works")
+    check(f"{case}: a normal UDP echo afterwards works", got == payload)
 
 
 def malformed_frames(w):
@@ -365,7 +352,7 @@ def run_wire(args):
             # virtio-net drops them, the guest's counters do not move), so
             # this is reported, not required.
             print(f"      jumbo: counted by the guest: {sum(d.values()) if d else 'unknown'}", flush=True)
-        check("PANIC" not in g.console(), "jumbo: no PANIC")
+        check("jumbo: no PANIC", "PANIC" not in g.console())
 
         # 3. RX flood: as fast as possible, to the echo port
         before = w.stats()
@@ -388,7 +375,7 @@ def run_wire(args):
             d = delta(before, after, ("nic_rx_frames", "nic_rx_drops", "rx_pool_exhausted",
                                       "netif_tx_busy_drops", "nic_rx_errors", "nic_resets"))
             print(f"      flood: sent {flood} frames in {dt:.2f}s; {echoes} echoes seen; deltas {d}", flush=True)
-        check("PANIC" not in g.console(), "flood: no PANIC")
+        check("flood: no PANIC", "PANIC" not in g.console())
 
         # 4. a TCP client that sends, stops answering, then resets on the
         #    guest's retransmission (the host came back without the connection)
@@ -397,7 +384,7 @@ def run_wire(args):
         sport, iss = 6123, 1000
         w.send(w.eth(0x0800, ip_hdr(6, 20) + tcp_seg(sport, 1236, iss, 0, SYN)))
         synack = w.recv_ip(6, lambda l4: struct.unpack("!HH", l4[:4]) == (1236, sport) and l4[13] & SYN, 3)
-        check(synack is not None, "vanish: guest answered SYN with SYN-ACK")
+        check("vanish: guest answered SYN with SYN-ACK", synack is not None)
         if synack:
             gseq = struct.unpack("!I", synack[4:8])[0] + 1
             data = b"hello from a client about to vanish\n"
@@ -405,13 +392,13 @@ def run_wire(args):
             w.send(w.eth(0x0800, ip_hdr(6, len(seg)) + seg))
             echo = w.recv_ip(6, lambda l4: struct.unpack("!HH", l4[:4]) == (1236, sport)
                              and len(l4) > (l4[12] >> 4) * 4, 3)
-            check(echo is not None and echo[(echo[12] >> 4) * 4:] == data, "vanish: data echoed before vanishing")
+            check("vanish: data echoed before vanishing", echo is not None and echo[(echo[12] >> 4) * 4:] == data)
             mid = w.stats()
-            check(mid is not None and mid["tcp_conns"] == baseline["tcp_conns"] + 1,
-                  "vanish: the connection holds a slot while alive")
+            check("vanish: the connection holds a slot while alive",
+                  mid is not None and mid["tcp_conns"] == baseline["tcp_conns"] + 1)
             # silence: no ACK for the echo; wait for the guest's retransmission
             rtx = w.recv_ip(6, lambda l4: struct.unpack("!HH", l4[:4]) == (1236, sport), 8)
-            check(rtx is not None, "vanish: guest retransmits to the silent client")
+            check("vanish: guest retransmits to the silent client", rtx is not None)
             if rtx:
                 rseq = struct.unpack("!I", rtx[4:8])[0]
                 seg = tcp_seg(sport, 1236, iss + 1 + len(data), 0, RST)
@@ -450,10 +437,10 @@ def run_tcp(args):
     conns = []
     try:
         if not g.wait_ready():
-            check(False, "guest printed 'echo: ready'")
+            check("guest printed 'echo: ready'", False)
             return
         baseline = stats()
-        check(baseline is not None, "baseline stats over hostfwd")
+        check("baseline stats over hostfwd", baseline is not None)
         if baseline is None:
             return
         print("      baseline: " + " ".join(f"{k}={baseline[k]}" for k in sorted(baseline)), flush=True)
@@ -489,10 +476,10 @@ def run_tcp(args):
         print(f"      table full: opened {args.connections}, echoing {len(ok)}, refused {refused}; "
               f"guest tcp_conns={mid and mid['tcp_conns']} refused_pool={mid and mid['tcp_refused_pool']} "
               f"refused_backlog={mid and mid['tcp_refused_backlog']}", flush=True)
-        check(refused >= 1, "table full: connections beyond the table are refused")
-        check(len(ok) >= 32, "table full: at least 32 connections echo")
-        check(mid is not None and (mid["tcp_refused_pool"] + mid["tcp_refused_backlog"]) > 0,
-              "table full: guest counted refusals")
+        check("table full: connections beyond the table are refused", refused >= 1)
+        check("table full: at least 32 connections echo", len(ok) >= 32)
+        check("table full: guest counted refusals",
+              mid is not None and (mid["tcp_refused_pool"] + mid["tcp_refused_backlog"]) > 0)
         # existing connections keep echoing
         still = 0
         for i in ok:
@@ -517,9 +504,9 @@ def run_tcp(args):
         pressed = None if after is None or baseline is None else \
             after["tcp_pressed_idle_closes"] - baseline["tcp_pressed_idle_closes"]
         print(f"      table full: {still} still echo, {pressed} closed as idle under pressure", flush=True)
-        check(pressed is not None and still + pressed >= len(ok),
-              f"table full: {still}/{len(ok)} accepted connections still echo, "
-              f"the other {len(ok) - still} closed as idle under pressure ({pressed})")
+        check(f"table full: {still}/{len(ok)} accepted connections still echo, "
+              f"the other {len(ok) - still} closed as idle under pressure ({pressed})",
+              pressed is not None and still + pressed >= len(ok))
         # a new connection is served once there is room again? first vanish all
         # with SO_LINGER 0 (RST), mid-stream: each has unread data sent first
         for c in conns:
@@ -532,7 +519,7 @@ def run_tcp(args):
         after = back_to_baseline("vanish (RST x%d)" % args.connections, stats, baseline)
         c, good = open_one(999)
         c.close()
-        check(good, "after the table drained, a new connection echoes")
+        check("after the table drained, a new connection echoes", good)
         if after:
             print(f"      deltas {delta(baseline, after, ('tcp_accepted', 'tcp_refused_pool', 'tcp_refused_backlog', 'tcp_resets'))}",
                   flush=True)
@@ -644,15 +631,15 @@ def run_abuse(args):
 
         # An established echo connection that must survive everything below.
         anchor = RawConn(w, 7001)
-        check(anchor.connect(), "anchor: connected")
-        check(anchor.echo(b"anchor before the abuse\n"), "anchor: echoes before the abuse")
+        check("anchor: connected", anchor.connect())
+        check("anchor: echoes before the abuse", anchor.echo(b"anchor before the abuse\n"))
         # The baseline while the anchor is open: one connection's worth more.
         time.sleep(0.5)
         with_anchor = w.stats() or baseline
 
         def anchor_ok(case):
             msg = b"anchor after %s %s\n" % (case.encode(), bytes(rnd.randrange(97, 123) for _ in range(100)))
-            check(anchor.echo(msg), f"{case}: the anchor connection still echoes byte-exact")
+            check(f"{case}: the anchor connection still echoes byte-exact", anchor.echo(msg))
 
         # 1. SYN flood beyond the PCB limit (64); the SYN-ACKs are never
         #    answered, so every one is also a half-open connection.
@@ -665,8 +652,8 @@ def run_abuse(args):
             time.sleep(0.001)
             if i == len(flood_ports) // 2:
                 during = RawConn(w, 7010)
-                check(during.connect() and during.echo(b"connected during the flood\n"),
-                      "syn flood: a new client connects and echoes during the flood")
+                check("syn flood: a new client connects and echoes during the flood",
+                      during.connect() and during.echo(b"connected during the flood\n"))
         if during:
             during.reset()
         time.sleep(1.0)
@@ -676,16 +663,16 @@ def run_abuse(args):
                   f"tcp_pcbs_max={mid['tcp_pcbs_max']} deltas "
                   f"{delta(before, mid, ('tcp_refused_pool', 'tcp_refused_backlog', 'tcp_accepted'))}", flush=True)
             # SYN cookies (net/lwip/patches) past 8 half-open connections.
-            check(mid["tcp_pcbs_used"] <= with_anchor["tcp_pcbs_used"] + 8,
-                  "syn flood: at most 8 PCBs held for SYNs (SYN cookies past that)")
-            check(mid["tcp_pcbs_max"] <= with_anchor["tcp_pcbs_max"] + 8 + 1,
-                  "syn flood: the PCB high-water mark moved by at most 8 (+1: the client during it)")
+            check("syn flood: at most 8 PCBs held for SYNs (SYN cookies past that)",
+                  mid["tcp_pcbs_used"] <= with_anchor["tcp_pcbs_used"] + 8)
+            check("syn flood: the PCB high-water mark moved by at most 8 (+1: the client during it)",
+                  mid["tcp_pcbs_max"] <= with_anchor["tcp_pcbs_max"] + 8 + 1)
         anchor_ok("syn flood")
         w.drain()
         # The 8 half-open ones time out (lwIP: SYN_RCVD for 20 s at most).
         after = back_to_baseline_long("syn flood (half-open timed out)", w.stats, with_anchor, 30)
         c = RawConn(w, 7002)
-        check(c.connect() and c.echo(b"after the flood\n"), "syn flood: a new connection is served afterwards")
+        check("syn flood: a new connection is served afterwards", c.connect() and c.echo(b"after the flood\n"))
         c.reset()
 
         # 2. half-open connections that complete late or never: a handshake
@@ -695,19 +682,19 @@ def run_abuse(args):
         time.sleep(0.5)
         late._seg(late.iss, 0, SYN)  # a retransmitted SYN: no second PCB
         synack = w.recv_ip(6, lambda l4: late._mine(l4) and l4[13] & SYN, 3)
-        check(synack is not None, "half-open: SYN-ACK for a slow handshake")
+        check("half-open: SYN-ACK for a slow handshake", synack is not None)
         if synack:
             late.rcv_nxt = (struct.unpack("!I", synack[4:8])[0] + 1) & 0xFFFFFFFF
             time.sleep(2.0)
             late._seg(late.snd_nxt, late.rcv_nxt, ACK)
-            check(late.echo(b"completed late\n"), "half-open: a handshake completed after 2 s echoes")
+            check("half-open: a handshake completed after 2 s echoes", late.echo(b"completed late\n"))
         late.reset()
         anchor_ok("half-open")
 
         # 3. zero-window peer: data sent, but our window is 0 while the echo
         #    waits; then the window opens and every byte must arrive.
         zw = RawConn(w, 7004, window=0)
-        check(zw.connect(), "zero window: connected")
+        check("zero window: connected", zw.connect())
         data = bytes(rnd.randrange(256) for _ in range(3000))
         zw._seg(zw.snd_nxt, zw.rcv_nxt, ACK | PSH, data[:1400], window=0)
         zw._seg(zw.snd_nxt + 1400, zw.rcv_nxt, ACK | PSH, data[1400:], window=0)
@@ -718,13 +705,13 @@ def run_abuse(args):
             l4 = w.recv_ip(6, zw._mine, 0.2)
             if l4 is not None:
                 leaked = max(leaked, len(l4) - (l4[12] >> 4) * 4)
-        check(leaked <= 1, f"zero window: guest sent no more than a 1-byte probe ({leaked})")
+        check(f"zero window: guest sent no more than a 1-byte probe ({leaked})", leaked <= 1)
         mid = w.stats()
         anchor_ok("zero window")
         zw.window = 65535
         zw._seg(zw.snd_nxt, zw.rcv_nxt, ACK, window=65535)
         zw.pump(8, want=len(data))
-        check(zw.got == data, f"zero window: all {len(data)} bytes echoed once the window opened ({len(zw.got)})")
+        check(f"zero window: all {len(data)} bytes echoed once the window opened ({len(zw.got)})", zw.got == data)
         zw.reset()
 
         # 4. RST storm at a victim connection: out-of-window and in-window
@@ -733,7 +720,7 @@ def run_abuse(args):
         #    one exact RST ends it and is counted.
         before = w.stats()
         victim = RawConn(w, 7005)
-        check(victim.connect() and victim.echo(b"victim before\n"), "rst storm: victim echoes")
+        check("rst storm: victim echoes", victim.connect() and victim.echo(b"victim before\n"))
         for i in range(args.rst_storm):
             off = rnd.choice((rnd.randrange(1 << 20, 1 << 31), -rnd.randrange(1, 1 << 20),
                               rnd.randrange(1, 4096)))
@@ -741,7 +728,7 @@ def run_abuse(args):
             w.send(w.eth(0x0800, ip_hdr(6, 20) + tcp_seg(30000 + i, 1236, rnd.randrange(1 << 32), 0, RST)))
         time.sleep(0.5)
         w.drain()
-        check(victim.echo(b"victim after the storm\n"), "rst storm: victim survives out-of-window/in-window RSTs")
+        check("rst storm: victim survives out-of-window/in-window RSTs", victim.echo(b"victim after the storm\n"))
         anchor_ok("rst storm")
         victim._seg(victim.snd_nxt, victim.rcv_nxt, RST)
         time.sleep(0.5)
@@ -749,13 +736,13 @@ def run_abuse(args):
         d = delta(before, mid, ("tcp_resets", "tcp_accepted"))
         if d:
             print(f"      rst storm: {args.rst_storm} RSTs at the victim + {args.rst_storm} to no connection; deltas {d}", flush=True)
-            check(d["tcp_resets"] == 1, "rst storm: exactly the one exact RST reset a connection (tcp_resets +1)")
+            check("rst storm: exactly the one exact RST reset a connection (tcp_resets +1)", d["tcp_resets"] == 1)
 
         # 5. a client that never reads: it sends and sends, never ACKs the
         #    echo, its window closes; the guest's memory for it must stay
         #    bounded, other connections unaffected, and all freed on RST.
         nr = RawConn(w, 7006, window=4096)
-        check(nr.connect(), "never reads: connected")
+        check("never reads: connected", nr.connect())
         chunk = bytes(rnd.randrange(256) for _ in range(1400))
         for _ in range(args.never_read_segments):
             nr._seg(nr.snd_nxt, nr.rcv_nxt, ACK | PSH, chunk, window=0)
@@ -768,12 +755,12 @@ def run_abuse(args):
             print(f"      never reads: sent {args.never_read_segments} x 1400 bytes; guest tcp_segs_used={mid['tcp_segs_used']} "
                   f"pbuf_pool_used={mid['pbuf_pool_used']} rx_wrappers_used={mid['rx_wrappers_used']} "
                   f"heap_max={mid['lwip_heap_max_bytes']}", flush=True)
-            check(mid["rx_wrappers_used"] - baseline["rx_wrappers_used"] <= 64,
-                  "never reads: RX buffers held for it are bounded (<= 64 over baseline)")
+            check("never reads: RX buffers held for it are bounded (<= 64 over baseline)",
+                  mid["rx_wrappers_used"] - baseline["rx_wrappers_used"] <= 64)
         anchor_ok("never reads")
-        check(nr.reset_exact(), "never reads: reset at the guest's rcv_nxt")
+        check("never reads: reset at the guest's rcv_nxt", nr.reset_exact())
 
-        check(anchor.echo(b"anchor at the end\n"), "anchor: still echoes at the end")
+        check("anchor: still echoes at the end", anchor.echo(b"anchor at the end\n"))
         anchor.reset()
         after = back_to_baseline_long("final", w.stats, baseline, 45)
         if after:
@@ -829,10 +816,10 @@ def isn_case(w):
             isns.append((c.rcv_nxt - 1) & 0xFFFFFFFF)
         c.reset()
     print(f"      ISNs: {' '.join('%08x' % i for i in isns)}", flush=True)
-    check(len(isns) == 5 and len(set(isns)) == 5, "isn: five connections, five distinct ISNs")
+    check("isn: five connections, five distinct ISNs", len(isns) == 5 and len(set(isns)) == 5)
     steps = sorted(((b - a) & 0xFFFFFFFF) for a, b in zip(isns, isns[1:]))
-    check(len(steps) == 4 and steps[-1] > 1 << 20,
-          "isn: not a counter (consecutive ISNs far apart)")
+    check("isn: not a counter (consecutive ISNs far apart)",
+          len(steps) == 4 and steps[-1] > 1 << 20)
 
 
 def amplification_cases(w):
@@ -850,29 +837,29 @@ def amplification_cases(w):
     for name, sport, dst, mac in cases:
         seg = udp_nocsum(sport, 1235, payload)
         w.send(w.eth(0x0800, ip_hdr(17, len(seg), dst=dst) + seg, dst=mac))
-        check(no_reply(w, sport), f"amplification: no echo of a datagram to {name}")
+        check(f"amplification: no echo of a datagram to {name}", no_reply(w, sport))
     for sport in (0, 1235, 7, 19):
         w.send(w.udp_frame(sport, 1235, payload))
-        check(w.recv_ip(17, lambda l4, p=sport: l4[:2] == struct.pack("!H", 1235) and
-                        l4[2:4] == struct.pack("!H", p), 0.6) is None,
-              f"amplification: no echo to source port {sport}")
+        check(f"amplification: no echo to source port {sport}",
+              w.recv_ip(17, lambda l4, p=sport: l4[:2] == struct.pack("!H", 1235) and
+                        l4[2:4] == struct.pack("!H", p), 0.6) is None)
     short = w.udp_request(34010, b"STARLING-STATS", timeout=0.6, tries=2)
-    check(short is not None and short.startswith(b"STARLING-STATS pad_to=") and len(short) <= 28,
-          f"amplification: an unpadded stats query gets only 'pad_to' ({short!r})")
+    check(f"amplification: an unpadded stats query gets only 'pad_to' ({short!r})",
+          short is not None and short.startswith(b"STARLING-STATS pad_to=") and len(short) <= 28)
     seg = udp_nocsum(34011, 1235, STATS_QUERY)
     w.send(w.eth(0x0800, ip_hdr(17, len(seg), src="192.0.2.7") + seg))
-    check(no_reply(w, 34011), "amplification: no stats for a sender outside the local subnet")
+    check("amplification: no stats for a sender outside the local subnet", no_reply(w, 34011))
     after = w.stats()
     d = delta(before, after, ("udp_refused", "netif_rx_multicast", "stats_refused", "stats_short"))
     if d:
         print(f"      amplification deltas: {d}", flush=True)
-        check(d["udp_refused"] == 6, "amplification: 2 broadcasts + 4 ports refused and counted")
+        check("amplification: 2 broadcasts + 4 ports refused and counted", d["udp_refused"] == 6)
         # virtio-net's MAC table holds IPv6's groups only: QEMU drops the
         # frame before the guest sees it (the netif's own drop of an unjoined
         # group is //test/net:ipv6_echo_unfiltered_qemu_test's).
-        check(d["netif_rx_multicast"] == 0,
-              "amplification: the multicast frame dropped by the NIC's filter, not let in")
-        check(d["stats_refused"] == 1 and d["stats_short"] == 1, "amplification: stats refusals counted")
+        check("amplification: the multicast frame dropped by the NIC's filter, not let in",
+              d["netif_rx_multicast"] == 0)
+        check("amplification: stats refusals counted", d["stats_refused"] == 1 and d["stats_short"] == 1)
     echo_works(w, "amplification")
 
 
@@ -886,7 +873,7 @@ def runt_cases(w):
     after = w.stats()
     d = delta(before, after, ("netif_rx_runts",))
     if d:
-        check(d["netif_rx_runts"] >= 3, f"runts: short ARP, IPv4 and truncated IPv4 counted ({d})")
+        check(f"runts: short ARP, IPv4 and truncated IPv4 counted ({d})", d["netif_rx_runts"] >= 3)
     echo_works(w, "runts")
 
 
@@ -909,36 +896,36 @@ def run_ooseq(args):
         if baseline is None:
             return
         if args.stall_ms:
-            check(f"a task running {args.stall_ms} ms without suspending is reported" in g.console(),
-                  f"stall detector armed at {args.stall_ms} ms")
+            check(f"stall detector armed at {args.stall_ms} ms",
+                  f"a task running {args.stall_ms} ms without suspending is reported" in g.console())
         conns = []
         for n, (port, sport) in enumerate(((1236, 7101), (1237, 7102), (1236, 7103))):
             case = f"burst {n + 1} ({args.ooseq_segments} out-of-order segments to {port})"
             c = ooseq_burst(w, sport, port, args.ooseq_segments)
-            check(c is not None, f"{case}: connected")
+            check(f"{case}: connected", c is not None)
             if c is None:
                 continue
             conns.append(c)
             took = answers_within(w, args.ooseq_impaired)
-            check(took is not None, f"{case}: UDP echo answers within {args.ooseq_impaired} s"
-                  f" ({'none' if took is None else f'{took:.2f} s'})")
+            check(f"{case}: UDP echo answers within {args.ooseq_impaired} s"
+                  f" ({'none' if took is None else f'{took:.2f} s'})", took is not None)
             s = w.stats()
-            check(s is not None, f"{case}: stats answer")
+            check(f"{case}: stats answer", s is not None)
             if s:
                 held = s["rx_wrappers_used"] - baseline["rx_wrappers_used"]
                 print(f"      {case}: rx_wrappers_used={s['rx_wrappers_used']} (+{held}) "
                       f"rx_wrappers_max={s['rx_wrappers_max']} pbuf_pool_used={s['pbuf_pool_used']} "
                       f"tcp_segs_used={s['tcp_segs_used']}", flush=True)
-                check(held <= args.ooseq_budget * len(conns),
-                      f"{case}: RX buffers held <= {args.ooseq_budget} per connection ({held})")
+                check(f"{case}: RX buffers held <= {args.ooseq_budget} per connection ({held})",
+                      held <= args.ooseq_budget * len(conns))
             fresh = RawConn(w, 7200 + n)
-            check(fresh.connect() and fresh.echo(b"a new client after %d\n" % n),
-                  f"{case}: a new TCP client connects and echoes")
+            check(f"{case}: a new TCP client connects and echoes",
+                  fresh.connect() and fresh.echo(b"a new client after %d\n" % n))
             fresh.reset()
         # Large out-of-order segments stay zero-copy: the per-connection
         # limit (TCP_OOSEQ_MAX_PBUFS) is what bounds them.
         big = RawConn(w, 7110)
-        check(big.connect(), "large out-of-order segments: connected")
+        check("large out-of-order segments: connected", big.connect())
         chunk = b"y" * 1000
         for i in range(40):
             big._seg(big.snd_nxt + 1 + 2000 * i, big.rcv_nxt, ACK, chunk)
@@ -947,7 +934,7 @@ def run_ooseq(args):
         if s:
             held = s["rx_wrappers_used"] - baseline["rx_wrappers_used"]
             print(f"      large out-of-order: rx_wrappers_used={s['rx_wrappers_used']} (+{held})", flush=True)
-            check(held <= args.ooseq_budget, f"large out-of-order segments: <= {args.ooseq_budget} buffers held ({held})")
+            check(f"large out-of-order segments: <= {args.ooseq_budget} buffers held ({held})", held <= args.ooseq_budget)
         conns.append(big)
         for c in conns:
             c.reset()
@@ -957,8 +944,8 @@ def run_ooseq(args):
             s = w.stats()
             longest = None if s is None else s.get("stall_longest_ns")
             print(f"      the longest task run the stall detector saw: {longest} ns", flush=True)
-            check(longest is not None and longest < args.stall_ms * 1_000_000,
-                  f"the longest task run below {args.stall_ms} ms ({longest} ns)")
+            check(f"the longest task run below {args.stall_ms} ms ({longest} ns)",
+                  longest is not None and longest < args.stall_ms * 1_000_000)
         isn_case(w)
         amplification_cases(w)
         runt_cases(w)
@@ -967,17 +954,17 @@ def run_ooseq(args):
         stop_and_check_console(g, w)
         if args.stall_ms:
             stalls = [line for line in text.splitlines() if line.startswith("STALL:")]
-            check(not stalls, f"no task kept the hart {args.stall_ms} ms (guest instructions)"
-                  f"{'' if not stalls else ': ' + ' | '.join(stalls[:12])}")
+            check(f"no task kept the hart {args.stall_ms} ms (guest instructions)"
+                  f"{'' if not stalls else ': ' + ' | '.join(stalls[:12])}", not stalls)
 
 
 def back_to_baseline_long(case, get, baseline, timeout):
     s = settled_stats(get, baseline, timeout)
     if s is None:
-        check(False, f"{case}: no stats reply")
+        check(f"{case}: no stats reply", False)
         return None
     diff = {k: (baseline[k], s[k]) for k in POOL_KEYS if s[k] != baseline[k]}
-    check(not diff, f"{case}: pool counts back at baseline {'' if not diff else diff}")
+    check(f"{case}: pool counts back at baseline {'' if not diff else diff}", not diff)
     return s
 
 
@@ -1003,8 +990,10 @@ def main():
     args = ap.parse_args()
     random.seed(1)
     {"wire": run_wire, "tcp": run_tcp, "abuse": run_abuse, "ooseq": run_ooseq}[args.mode](args)
-    print("PASS" if not failures else f"{len(failures)} FAILURES")
-    return 1 if failures else 0
+    if finish():
+        return 1
+    print("PASS")
+    return 0
 
 
 if __name__ == "__main__":

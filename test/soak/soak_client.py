@@ -27,17 +27,16 @@ import sys
 import threading
 import time
 
+from checks import check, finish
+from echo_guest import EchoGuest
+from stats_line import STATS_QUERY, parse_stats_line as parse_stats
+
 # The runfiles tree: TEST_SRCDIR under `bazel test`; under `bazel run` the
-# working directory is <runfiles>/starling and the launcher wants RUNFILES_DIR.
+# working directory is <runfiles>/starling and the launcher wants RUNFILES_DIR
+# (the py_binary stub may set RUNFILES_MANIFEST_FILE instead).
 if not os.environ.get("TEST_SRCDIR") and not os.environ.get("RUNFILES_DIR"):
     if os.path.basename(os.getcwd()) == "starling":
         os.environ["RUNFILES_DIR"] = os.path.dirname(os.getcwd())
-_root = os.path.join(os.environ.get("TEST_SRCDIR") or os.environ.get("RUNFILES_DIR", ""), "starling")
-sys.path.insert(0, os.path.join(_root, "test"))
-sys.path.insert(0, os.path.join(_root, "test", "net"))
-sys.path.insert(0, os.path.join(_root, "test", "lib"))
-from echo_guest import EchoGuest  # noqa: E402
-from stats_line import STATS_QUERY, parse_stats_line as parse_stats  # noqa: E402
 
 # In-use counts that must return to the start's once the load has stopped.
 POOL_KEYS = ("pbuf_pool_used", "pbuf_ref_used", "rx_wrappers_used", "tcp_pcbs_used",
@@ -47,14 +46,6 @@ HIGH_WATER_KEYS = ("pbuf_pool_max", "pbuf_ref_max", "tcp_pcbs_max", "tcp_segs_ma
 BAD_PACKET_KEYS = ("nic_rx_drops", "nic_rx_errors", "nic_resets", "rx_pool_exhausted",
                    "rx_too_long", "netif_tx_busy_drops", "netif_tx_errors", "udp_echo_drops")
 TCP_KEYS = ("tcp_accepted", "tcp_resets", "tcp_refused_pool", "tcp_refused_backlog")
-
-failures = []
-
-
-def check(cond, what):
-    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 class Counters:
@@ -236,10 +227,10 @@ def main():
     soak = Soak(g, args)
     try:
         if not g.wait_ready():
-            check(False, "guest printed 'echo: ready'")
+            check("guest printed 'echo: ready'", False)
             return 1
         start = soak.stats()
-        check(start is not None, "stats at the start")
+        check("stats at the start", start is not None)
         if start is None:
             return 1
         print("      start: " + " ".join(f"{k}={start[k]}" for k in sorted(start)), flush=True)
@@ -268,7 +259,7 @@ def main():
         soak.stop.set()
         for t in threads:
             t.join(30)
-        check(not any(t.is_alive() for t in threads), "load threads stopped")
+        check("load threads stopped", not any(t.is_alive() for t in threads))
         duration = time.monotonic() - t0
         loaded = soak.stats()
         # Settle: the churn's last closes and lwIP's timers (FIN_WAIT,
@@ -282,26 +273,26 @@ def main():
             if end and all(end[k] == start[k] for k in POOL_KEYS):
                 break
             time.sleep(1.0)
-        check(end is not None, "stats at the end")
+        check("stats at the end", end is not None)
         if end is None:
             return 1
         growth = {k: (start[k], end[k]) for k in POOL_KEYS if end[k] != start[k]}
-        check(not growth, f"no growth of in-use counts after the load stopped {growth or ''}")
+        check(f"no growth of in-use counts after the load stopped {growth or ''}", not growth)
         c = soak.c
         udp_sent, udp_echoed = c.get("udp_sent"), c.get("udp_echoed")
         udp_lost = udp_sent - udp_echoed - c.get("udp_corrupted")
         loss = 100.0 * udp_lost / udp_sent if udp_sent else 100.0
-        check(c.get("udp_corrupted") == 0, f"zero corrupted UDP echoes ({c.get('udp_corrupted')})")
-        check(c.get("tcp_corrupted") == 0, f"zero corrupted TCP echoes ({c.get('tcp_corrupted')})")
-        check(c.get("long_lived_bad") == 0 and c.get("long_lived_clean_end") == 1,
-              f"the long-lived connection echoed {c.get('long_lived_lines')} lines byte-exact to the end")
-        check(udp_echoed > 0 and c.get("tcp_echoed") > 0, "load actually flowed (UDP and TCP)")
-        check(loss <= args.max_udp_loss_percent, f"UDP loss {loss:.2f}% <= {args.max_udp_loss_percent}%")
-        check(c.get("tcp_short") + c.get("tcp_errors") + c.get("tcp_reset_seen") <= max(2, c.get("tcp_connections") // 100),
-              "TCP connections that ended early (short/error/reset) <= 1%")
+        check(f"zero corrupted UDP echoes ({c.get('udp_corrupted')})", c.get("udp_corrupted") == 0)
+        check(f"zero corrupted TCP echoes ({c.get('tcp_corrupted')})", c.get("tcp_corrupted") == 0)
+        check(f"the long-lived connection echoed {c.get('long_lived_lines')} lines byte-exact to the end",
+              c.get("long_lived_bad") == 0 and c.get("long_lived_clean_end") == 1)
+        check("load actually flowed (UDP and TCP)", udp_echoed > 0 and c.get("tcp_echoed") > 0)
+        check(f"UDP loss {loss:.2f}% <= {args.max_udp_loss_percent}%", loss <= args.max_udp_loss_percent)
+        check("TCP connections that ended early (short/error/reset) <= 1%",
+              c.get("tcp_short") + c.get("tcp_errors") + c.get("tcp_reset_seen") <= max(2, c.get("tcp_connections") // 100))
         text = g.console()
-        check("PANIC" not in text, "console shows no PANIC")
-        check("FAIL" not in text, "console shows no FAIL")
+        check("console shows no PANIC", "PANIC" not in text)
+        check("console shows no FAIL", "FAIL" not in text)
         d = {k: end[k] - start[k] for k in BAD_PACKET_KEYS + TCP_KEYS if k in start and k in end}
         print("---- soak summary ----")
         print(f"load: {duration:.0f} s")
@@ -325,8 +316,10 @@ def main():
     finally:
         soak.stop.set()
         g.stop()
-    print("PASS" if not failures else f"{len(failures)} FAILURES: {failures}")
-    return 1 if failures else 0
+    if finish():
+        return 1
+    print("PASS")
+    return 0
 
 
 if __name__ == "__main__":
