@@ -135,6 +135,18 @@ MBEDTLS_SOURCE = struct(
     sha256 = "8fb65fae8dcae5840f793c0a334860a411f884cc537ea290ce1c52bb64ca007a",
 )
 
+# libfdt (the flattened device tree library of dtc, which U-Boot, Linux and
+# Zephyr build), from Debian 13's source package device-tree-compiler 1.7.2
+# like lwIP: only the upstream .orig tarball (sha256 as in the .dsc's
+# Checksums-Sha256). Debian 12's source (1.6.1) is the same library two years
+# older; its binary dtc (DTC_PACKAGES) compiles the test device trees.
+# kernel/fdt builds libfdt/ freestanding and reads boot device trees with it.
+LIBFDT_SOURCE = struct(
+    package = "device-tree-compiler",
+    version = "1.7.2-2",
+    sha256 = "92d8ca769805ae1f176204230438fe52808f4e1c7944053c9eec0e649b237539",
+)
+
 # Starling's patches to that source, applied in order by the @lwip rule
 # (net/lwip/patches/README.md says what each fixes and which test proves it).
 LWIP_PATCHES = [

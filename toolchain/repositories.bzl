@@ -7,6 +7,7 @@ load(
     "DTC_PACKAGES",
     "GOOGLETEST_PACKAGES",
     "HTTP_PARSER_SOURCE",
+    "LIBFDT_SOURCE",
     "LWIP_PATCHES",
     "LWIP_SOURCE",
     "MBEDTLS_PATCHES",
@@ -106,6 +107,16 @@ def starling_repositories():
         version = HTTP_PARSER_SOURCE.version,
         sha256 = HTTP_PARSER_SOURCE.sha256,
         build_file = "//toolchain/repositories:BUILD.http_parser",
+    )
+    debian_source(
+        name = "libfdt",
+        package = LIBFDT_SOURCE.package,
+        version = LIBFDT_SOURCE.version,
+        sha256 = LIBFDT_SOURCE.sha256,
+        # Only libfdt/ is built: dtc itself, its tests, pylibfdt and the
+        # documentation are no build input.
+        remove = ["tests", "pylibfdt", "Documentation", "scripts"],
+        build_file = "//toolchain/repositories:BUILD.libfdt",
     )
     npm_package(
         name = "buildifier",

@@ -57,9 +57,10 @@ Result<void> Dwmac::init(const Config& config, mem::PageAllocator& pages) {
   regs_ = mmio::Registers(config.base, config.model);
   irq_ = config.irq;
   params_ = config.params;
+  phy_params_ = config.phy;
   mac_ = config.mac;
   mdio_ = Mdio(regs_, params_.mdio_clock_range);
-  phy_ = Phy(&mdio_, params_.phy_address);
+  phy_ = Phy(&mdio_, phy_params_.address);
 
   // The version register survives and needs no reset: refuse an unknown core
   // before touching it.
@@ -79,7 +80,7 @@ Result<void> Dwmac::init(const Config& config, mem::PageAllocator& pages) {
   // The PHY before the MAC's reset, as Linux orders it: SWR completes only
   // while the PHY's RX clock runs, and the PHY's own reset may stop it
   // (docs/hardware/star64-reference-drivers.md §5).
-  if (auto ok = phy_.bring_up(params_.phy); !ok.ok()) {
+  if (auto ok = phy_.bring_up(phy_params_.settings); !ok.ok()) {
     if (ok.error() == Error::kTimedOut) {
       console::print((regs_.read(kMacMdioAddress) & mdio_address::kGb) != 0
                          ? "dwmac: MDIO timed out: MAC_MDIO_ADDRESS.GB never cleared\n"

@@ -77,6 +77,7 @@ namespace starling::dwmac {
 using phy::LinkSpeed;
 using phy::Phy;
 using phy::PhyLink;
+using phy::PhyParams;
 using phy::Yt8531Settings;
 
 inline constexpr std::uint16_t kDwmacRxBuffers = 256;
@@ -148,13 +149,6 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     std::uint8_t axi_outstanding = 4;
     bool descriptor_prefetch = true;     // DMA_MODE.DCHE, honoured only on cores >= 5.20
     std::uint32_t mdio_clock_range = 5;  // MDIO CR 5: a CSR clock of 250-300 MHz
-    // The PHY and what the board's wiring asks of it (RGMII delays, TX
-    // clock inversion, drive strengths): the board package says
-    // (platform/star64/gmac0.h). Neutral defaults: the first MDIO address,
-    // no PHY-side delay or inversion, the PHY's own drive strengths, the
-    // RX clock kept running for the software reset.
-    std::uint8_t phy_address = 0;
-    Yt8531Settings phy{};
     // TX CIC + RX IPC when HW_FEATURE0 says the core has them; TX insertion
     // only in store-and-forward mode (enable_tx_checksum_offload()).
     bool checksum_offload = true;
@@ -180,6 +174,9 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
     mmio::RegisterBus* model = nullptr;  // host tests / host board: a device model
     hal::MacAddress mac;
     BoardParams params;
+    // The PHY behind this MAC, the board's and apart from the MAC's set-up:
+    // init() brings it up through the MAC's MDIO bus (Phy::bring_up).
+    PhyParams phy{};
     std::uint64_t link_wait_ns = 0;  // init() waits up to this long for link up (0 = don't)
   };
 
@@ -267,6 +264,7 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   std::uint32_t core_version() const { return snps_version_; }
   const PhyLink& phy_link() const { return link_; }
   const BoardParams& params() const { return params_; }
+  const PhyParams& phy_params() const { return phy_params_; }
   // What init() settled on from the params and HW_FEATURE0.
   bool tx_checksum_insertion() const { return tx_checksum_; }
   bool rx_checksum_checking() const { return rx_checksum_; }
@@ -350,6 +348,7 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
 
   mmio::Registers regs_;
   BoardParams params_;
+  PhyParams phy_params_;
   Mdio mdio_;
   Phy phy_;
   std::uint32_t snps_version_ = 0;

@@ -85,6 +85,7 @@ class DwmacRig : public ::testing::Test, public async::testing::RuntimeFixture {
                          .model = model_.get(),
                          .mac = kMac,
                          .params = params,
+                         .phy = phy_params_,
                          .link_wait_ns = link_wait_ns},
                         pages_);
   }
@@ -155,6 +156,9 @@ class DwmacRig : public ::testing::Test, public async::testing::RuntimeFixture {
   int line_raised_ = 0;
   // Runs on the fresh model before the driver's init() (fault injection).
   std::function<void(model::DwmacModel&)> prepare_;
+  // The board's PHY for the next start(): the driver's neutral settings
+  // unless a test sets the board's.
+  PhyParams phy_params_{};
   Dwmac driver_;
 };
 

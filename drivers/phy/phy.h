@@ -58,6 +58,17 @@ struct Yt8531Settings {
   friend bool operator==(const Yt8531Settings&, const Yt8531Settings&) = default;
 };
 
+// A board's PHY, set up apart from the MAC it serves: where it answers on
+// MDIO and what the board's wiring asks of it (platform/star64/gmac0.h).
+// Neutral defaults: the first MDIO address, no PHY-side delay or
+// inversion, the PHY's own drive strengths, the RX clock kept running for
+// the MAC's software reset.
+struct PhyParams {
+  std::uint8_t address = 0;
+  Yt8531Settings settings{};
+  friend bool operator==(const PhyParams&, const PhyParams&) = default;
+};
+
 class Phy {
  public:
   // Clause-22 registers (IEEE 802.3 22.2.4) and the YT8531's (docs/hardware/dwmac.md §8.2).

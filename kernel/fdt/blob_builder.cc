@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "kernel/fdt/tree_writer.h"
+
 namespace starling::fdt::testing {
 namespace {
 
@@ -135,8 +137,8 @@ std::vector<std::byte> BlobBuilder::build() const {
 }
 
 std::vector<std::byte> small_tree() {
-  BlobBuilder b;
-  b.begin_node("")
+  return TreeWriter()
+      .begin_node("")
       .property_cells("#address-cells", {2})
       .property_cells("#size-cells", {2})
       .property_string("compatible", "test,board")
@@ -148,8 +150,7 @@ std::vector<std::byte> small_tree() {
       .property_string("bootargs", "console=hvc0")
       .end_node()
       .end_node()
-      .end();
-  return b.build();
+      .finish();
 }
 
 }  // namespace starling::fdt::testing

@@ -9,9 +9,9 @@
 #include <vector>
 
 // Writes flattened device tree blobs (version 17) token by token, including
-// wrong ones, so tests can build exactly the tree or the damage they need,
-// and the host board its boot device tree (platform/host/boot.cc). Host only
-// (std::vector), never linked into a riscv64 kernel.
+// wrong ones, so tests can build exactly the damage they need: libfdt's
+// sequential writer (kernel/fdt/tree_writer.h, which well-formed trees come
+// from) refuses to. Test only, host only (std::vector).
 namespace starling::fdt::testing {
 
 void store_be32(std::vector<std::byte>& bytes, std::size_t offset, std::uint32_t value);
@@ -52,7 +52,7 @@ class BlobBuilder {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> reservations_;
 };
 
-// A small well-formed tree used by several tests:
+// A small well-formed tree used by several tests (written by TreeWriter):
 // / { #address-cells=2 #size-cells=2 compatible="test,board"
 //     memory@80000000 { device_type="memory" reg=<0x80000000 128MiB> }
 //     chosen { bootargs="console=hvc0" } }

@@ -5,11 +5,12 @@
 #include <vector>
 
 #include "kernel/fdt/blob_builder.h"
+#include "kernel/fdt/tree_writer.h"
 
 namespace starling::fdt {
 namespace {
 
-using testing::BlobBuilder;
+using fdt::TreeWriter;
 
 // The Chosen views point into `blob`: callers keep it alive.
 Result<Chosen> chosen_of(const std::vector<std::byte>& blob) {
@@ -28,9 +29,9 @@ TEST(ChosenTest, ReadsBootargs) {
 }
 
 TEST(ChosenTest, MissingChosenGivesEmptyFields) {
-  BlobBuilder b;
-  b.begin_node("").end_node().end();
-  const std::vector<std::byte> blob = b.build();
+  TreeWriter b;
+  b.begin_node("").end_node();
+  const std::vector<std::byte> blob = b.finish();
   Result<Chosen> chosen = chosen_of(blob);
   ASSERT_TRUE(chosen.ok());
   EXPECT_EQ(chosen->bootargs, std::nullopt);
@@ -38,19 +39,18 @@ TEST(ChosenTest, MissingChosenGivesEmptyFields) {
 }
 
 TEST(ChosenTest, UnterminatedBootargsIsMalformed) {
-  BlobBuilder b;
+  TreeWriter b;
   b.begin_node("")
       .begin_node("chosen")
       .property("bootargs", {std::byte{'a'}, std::byte{'b'}})
       .end_node()
-      .end_node()
-      .end();
-  EXPECT_EQ(chosen_of(b.build()).error(), Error::kMalformed);
+      .end_node();
+  EXPECT_EQ(chosen_of(b.finish()).error(), Error::kMalformed);
 }
 
 TEST(ChosenTest, InitrdInOneOrTwoCells) {
   for (const bool two_cells : {false, true}) {
-    BlobBuilder b;
+    TreeWriter b;
     b.begin_node("").begin_node("chosen");
     if (two_cells) {
       b.property_cells("linux,initrd-start", {0x0, 0x88000000});
@@ -59,8 +59,8 @@ TEST(ChosenTest, InitrdInOneOrTwoCells) {
       b.property_cells("linux,initrd-start", {0x88000000});
       b.property_cells("linux,initrd-end", {0x88000400});
     }
-    b.end_node().end_node().end();
-    const std::vector<std::byte> blob = b.build();
+    b.end_node().end_node();
+    const std::vector<std::byte> blob = b.finish();
     Result<Chosen> chosen = chosen_of(blob);
     ASSERT_TRUE(chosen.ok());
     ASSERT_TRUE(chosen->initrd);
@@ -70,26 +70,24 @@ TEST(ChosenTest, InitrdInOneOrTwoCells) {
 }
 
 TEST(ChosenTest, InitrdNeedsBothEndsInOrder) {
-  BlobBuilder b;
+  TreeWriter b;
   b.begin_node("")
       .begin_node("chosen")
       .property_cells("linux,initrd-start", {0x88000400})
       .property_cells("linux,initrd-end", {0x88000000})
       .end_node()
-      .end_node()
-      .end();
-  const std::vector<std::byte> blob = b.build();
+      .end_node();
+  const std::vector<std::byte> blob = b.finish();
   Result<Chosen> chosen = chosen_of(blob);
   ASSERT_TRUE(chosen.ok());
   EXPECT_FALSE(chosen->initrd);
-  BlobBuilder odd;
+  TreeWriter odd;
   odd.begin_node("")
       .begin_node("chosen")
       .property("linux,initrd-start", {std::byte{1}, std::byte{2}, std::byte{3}})
       .end_node()
-      .end_node()
-      .end();
-  EXPECT_EQ(chosen_of(odd.build()).error(), Error::kMalformed);
+      .end_node();
+  EXPECT_EQ(chosen_of(odd.finish()).error(), Error::kMalformed);
 }
 
 }  // namespace

@@ -1,33 +1,13 @@
 #include "kernel/fdt/device_tree.h"
 
+#include <libfdt.h>
+
+#include <climits>
+
 #include "kernel/fdt/big_endian.h"
 
 namespace starling::fdt {
 namespace {
-
-constexpr std::size_t field(HeaderField f) {
-  return static_cast<std::size_t>(f);
-}
-
-// Rounds up to the next token boundary. Offsets here are below 2^32 (they
-// come from u32 header fields), so adding 3 cannot wrap a 64-bit size_t.
-constexpr std::size_t align_token(std::size_t offset) {
-  return (offset + (kStructAlignment - 1)) & ~(kStructAlignment - 1);
-}
-
-// Whether [offset, offset + size) lies within [header_size, total). Written
-// as subtractions so that no sum of two blob-controlled numbers can wrap.
-constexpr bool block_fits(std::size_t offset, std::size_t size, std::size_t header_size,
-                          std::size_t total) {
-  return offset >= header_size && offset <= total && size <= total - offset;
-}
-
-constexpr bool disjoint(std::size_t a_offset, std::size_t a_size, std::size_t b_offset,
-                        std::size_t b_size) {
-  if (a_size == 0 || b_size == 0) return true;
-  // Both blocks already fit the blob, so these ends cannot wrap.
-  return a_offset + a_size <= b_offset || b_offset + b_size <= a_offset;
-}
 
 // Reads `cells` big-endian cells (at most 2, checked by the caller).
 std::uint64_t read_cells(const std::byte* p, std::uint32_t cells) {
@@ -38,215 +18,188 @@ std::uint64_t read_cells(const std::byte* p, std::uint32_t cells) {
   return value;
 }
 
+// Whether two blocks [offset, offset + size) share a byte. Both already lie
+// inside the blob (libfdt checked), so the ends cannot wrap.
+constexpr bool overlap(std::size_t a_offset, std::size_t a_size, std::size_t b_offset,
+                       std::size_t b_size) {
+  if (a_size == 0 || b_size == 0) return false;
+  return a_offset < b_offset + b_size && b_offset < a_offset + a_size;
+}
+
+// Two cells hold a u64; more (PCI's three) would need a wider address type.
+constexpr std::uint32_t kMaxCells = 2;
+
 }  // namespace
 
 Result<DeviceTree> DeviceTree::open(const void* blob, std::size_t limit) {
   if (blob == nullptr) return Unexpected(Error::kInvalidArgument);
-  const auto* base = static_cast<const std::byte*>(blob);
-  // The fields every version has must be readable before we trust any.
+  // libfdt reads headers and tokens in place, as aligned words.
+  if (reinterpret_cast<std::uintptr_t>(blob) % kMemRsvAlignment != 0) {
+    return Unexpected(Error::kInvalidArgument);
+  }
+  // The fields every version we read has must be readable before we trust
+  // any; then the header's own size claim is capped by what we were given.
   if (limit < kHeaderSizeV16) return Unexpected(Error::kMalformed);
-  if (load_be32(base + field(HeaderField::kMagic)) != kMagic) return Unexpected(Error::kMalformed);
-
-  const std::uint32_t total = load_be32(base + field(HeaderField::kTotalSize));
-  const std::uint32_t version = load_be32(base + field(HeaderField::kVersion));
-  const std::uint32_t last_compatible = load_be32(base + field(HeaderField::kLastCompVersion));
-  if (version < kMinVersion || last_compatible > kCompatibleVersion) {
+  if (fdt_magic(blob) != FDT_MAGIC) return Unexpected(Error::kMalformed);
+  const std::uint32_t total = fdt_totalsize(blob);
+  if (total > limit) return Unexpected(Error::kMalformed);
+  // Version 16 is the oldest layout read here (libfdt reads from 2, with
+  // unaligned properties before 16); a blob must still be readable as 16.
+  if (fdt_version(blob) < kMinVersion || fdt_last_comp_version(blob) > kCompatibleVersion) {
     return Unexpected(Error::kMalformed);
   }
-  const std::size_t header_size = version >= 17 ? kHeaderSizeV17 : kHeaderSizeV16;
-  if (total < header_size || total > limit) return Unexpected(Error::kMalformed);
-
-  const std::size_t struct_offset = load_be32(base + field(HeaderField::kOffDtStruct));
-  const std::size_t strings_offset = load_be32(base + field(HeaderField::kOffDtStrings));
-  const std::size_t reservations_offset = load_be32(base + field(HeaderField::kOffMemRsvmap));
-  const std::size_t strings_size = load_be32(base + field(HeaderField::kSizeDtStrings));
-  // Version 16 has no size_dt_struct: the block runs up to the strings
-  // block when that follows it (as dtc lays blobs out), else to the end.
-  std::size_t struct_end = total;
-  if (strings_offset >= struct_offset && strings_offset <= total) struct_end = strings_offset;
-  const std::size_t struct_size =
-      header_size == kHeaderSizeV17
-          ? load_be32(base + field(HeaderField::kSizeDtStruct))
-          : (struct_offset <= struct_end ? struct_end - struct_offset : 0);
-
-  if (struct_offset % kStructAlignment != 0 || reservations_offset % kMemRsvAlignment != 0) {
+  // libfdt loads tokens as aligned words once the header is in bounds.
+  if (fdt_off_dt_struct(blob) % kStructAlignment != 0 ||
+      fdt_off_mem_rsvmap(blob) % kMemRsvAlignment != 0) {
     return Unexpected(Error::kMalformed);
   }
-  if (!block_fits(struct_offset, struct_size, header_size, total) ||
-      !block_fits(strings_offset, strings_size, header_size, total) ||
-      !block_fits(reservations_offset, 0, header_size, total) ||
-      !disjoint(struct_offset, struct_size, strings_offset, strings_size)) {
-    return Unexpected(Error::kMalformed);
-  }
+  if (fdt_check_full(blob, total) != 0) return Unexpected(Error::kMalformed);
 
   DeviceTree tree;
-  tree.blob_ = std::span<const std::byte>(base, total);
-  tree.structure_ = tree.blob_.subspan(struct_offset, struct_size);
-  tree.strings_ = tree.blob_.subspan(strings_offset, strings_size);
-  tree.version_ = version;
-  tree.boot_cpuid_phys_ = load_be32(base + field(HeaderField::kBootCpuidPhys));
-
-  Result<void> reservations = tree.validate_reservations(reservations_offset);
-  if (!reservations) return Unexpected(reservations.error());
-  const std::size_t reservations_size = (tree.reservation_count_ + 1) * kMemRsvEntrySize;
-  if (!disjoint(reservations_offset, reservations_size, struct_offset, struct_size) ||
-      !disjoint(reservations_offset, reservations_size, strings_offset, strings_size)) {
-    return Unexpected(Error::kMalformed);
-  }
-
-  Result<void> structure = tree.validate_structure();
+  tree.blob_ = std::span<const std::byte>(static_cast<const std::byte*>(blob), total);
+  const int reservations = fdt_num_mem_rsv(blob);
+  if (reservations < 0) return Unexpected(Error::kMalformed);
+  tree.reservation_count_ = static_cast<std::size_t>(reservations);
+  Result<void> layout = tree.check_layout();
+  if (!layout) return Unexpected(layout.error());
+  int root = 0;
+  Result<void> structure = tree.check_structure(&root);
   if (!structure) return Unexpected(structure.error());
+  const std::optional<Node> root_node = tree.node_at(root, Node::kNoParent, 0);
+  if (!root_node) return Unexpected(Error::kMalformed);
+  tree.root_ = *root_node;
   return tree;
 }
 
-Result<void> DeviceTree::validate_reservations(std::size_t offset) {
-  // Entries up to and including the (0, 0) terminator must lie in the blob.
-  reservations_offset_ = offset;
-  for (std::size_t count = 0;; ++count) {
-    if (offset > blob_.size() || blob_.size() - offset < kMemRsvEntrySize) {
-      return Unexpected(Error::kMalformed);
-    }
-    const std::uint64_t address = load_be64(blob_.data() + offset);
-    const std::uint64_t size = load_be64(blob_.data() + offset + sizeof(std::uint64_t));
-    if (address == 0 && size == 0) {
-      reservation_count_ = count;
-      return {};
-    }
-    offset += kMemRsvEntrySize;
+Result<void> DeviceTree::check_layout() const {
+  // libfdt checked that each block starts inside the blob and, where its size
+  // is known, ends there; open() that they are aligned. Starling also wants
+  // them apart (a byte that is both a token and a string is a blob written
+  // to confuse a reader).
+  const std::size_t structure = fdt_off_dt_struct(fdt());
+  const std::size_t strings = fdt_off_dt_strings(fdt());
+  const std::size_t reservations = fdt_off_mem_rsvmap(fdt());
+  // Version 16 has no size_dt_struct: the block runs up to the strings
+  // block when that follows it (as dtc lays blobs out), else to the end.
+  std::size_t structure_size;
+  if (fdt_version(fdt()) >= 17) {
+    structure_size = fdt_size_dt_struct(fdt());
+  } else {
+    const std::size_t end = strings >= structure ? strings : blob_.size();
+    structure_size = end - structure;
   }
+  const std::size_t strings_size = fdt_size_dt_strings(fdt());
+  const std::size_t reservations_size = (reservation_count_ + 1) * kMemRsvEntrySize;
+  if (overlap(structure, structure_size, strings, strings_size) ||
+      overlap(reservations, reservations_size, structure, structure_size) ||
+      overlap(reservations, reservations_size, strings, strings_size)) {
+    return Unexpected(Error::kMalformed);
+  }
+  return {};
+}
+
+Result<void> DeviceTree::check_structure(int* root) const {
+  // fdt_check_full() proved the tokens well formed and the nodes balanced
+  // under at most one root. What it allows and Starling does not: no root
+  // at all, properties
+  // before the root or after a node's first child (§5.4.2: properties
+  // precede children; libfdt's property iteration stops at the first child,
+  // so later ones would be invisible), and unbounded nesting (for_each_node
+  // keeps the path on the stack).
+  std::array<bool, kMaxDepth + 1> had_child{};
+  std::size_t depth = 0;
+  bool seen_root = false;
+  // Each token advances by at least 4 bytes: at most size/4 iterations.
+  for (int offset = 0;;) {
+    int next = 0;
+    switch (fdt_next_tag(fdt(), offset, &next)) {
+      case FDT_BEGIN_NODE:
+        if (depth == kMaxDepth) return Unexpected(Error::kMalformed);
+        if (depth == 0) {
+          *root = offset;  // NOPs may precede it
+          seen_root = true;
+        }
+        had_child[depth] = true;
+        had_child[++depth] = false;
+        break;
+      case FDT_END_NODE:
+        --depth;  // balanced: checked by fdt_check_full()
+        break;
+      case FDT_PROP:
+        if (depth == 0 || had_child[depth]) return Unexpected(Error::kMalformed);
+        break;
+      case FDT_NOP:
+        break;
+      default:  // FDT_END; anything else was refused by fdt_check_full()
+        // fdt_check_full() accepts a structure block of FDT_END alone.
+        if (!seen_root) return Unexpected(Error::kMalformed);
+        return {};
+    }
+    if (next <= offset) return Unexpected(Error::kMalformed);
+    offset = next;
+  }
+}
+
+std::uint32_t DeviceTree::version() const {
+  return fdt_version(fdt());
+}
+
+std::uint32_t DeviceTree::boot_cpuid_phys() const {
+  return fdt_boot_cpuid_phys(fdt());
 }
 
 std::optional<AddressRange> DeviceTree::memory_reservation(std::size_t index) const {
   if (index >= reservation_count_) return std::nullopt;
-  // Validated by open(): every entry before the terminator is inside the blob.
-  const std::byte* entry = blob_.data() + reservations_offset_ + index * kMemRsvEntrySize;
-  return AddressRange{load_be64(entry), load_be64(entry + sizeof(std::uint64_t))};
-}
-
-Result<std::string_view> DeviceTree::string_at(std::uint32_t name_offset) const {
-  if (name_offset >= strings_.size()) return Unexpected(Error::kMalformed);
-  const std::string_view rest(reinterpret_cast<const char*>(strings_.data()) + name_offset,
-                              strings_.size() - name_offset);
-  const std::size_t nul = rest.find('\0');
-  if (nul == std::string_view::npos) return Unexpected(Error::kMalformed);
-  return rest.substr(0, nul);
-}
-
-Result<DeviceTree::RawToken> DeviceTree::read_token(std::size_t offset) const {
-  const std::size_t size = structure_.size();
-  if (offset % kStructAlignment != 0 || offset > size || size - offset < kTokenSize) {
-    return Unexpected(Error::kMalformed);
+  AddressRange range;
+  if (fdt_get_mem_rsv(fdt(), static_cast<int>(index), &range.address, &range.size) != 0) {
+    return std::nullopt;
   }
-  const std::byte* const base = structure_.data();
-  RawToken token;
-  token.offset = offset;
-  const std::size_t after = offset + kTokenSize;
-  switch (static_cast<Token>(load_be32(base + offset))) {
-    case Token::kBeginNode: {
-      const std::string_view rest(reinterpret_cast<const char*>(base) + after, size - after);
-      const std::size_t nul = rest.find('\0');
-      if (nul == std::string_view::npos) return Unexpected(Error::kMalformed);
-      token.kind = Token::kBeginNode;
-      token.name = rest.substr(0, nul);
-      token.next = align_token(after + nul + 1);
-      break;
-    }
-    case Token::kProp: {
-      constexpr std::size_t kPropHeader = 2 * sizeof(std::uint32_t);  // len, nameoff
-      if (size - after < kPropHeader) return Unexpected(Error::kMalformed);
-      const std::size_t length = load_be32(base + after);
-      const std::uint32_t name_offset = load_be32(base + after + sizeof(std::uint32_t));
-      const std::size_t value = after + kPropHeader;
-      if (length > size - value) return Unexpected(Error::kMalformed);
-      Result<std::string_view> name = string_at(name_offset);
-      if (!name) return Unexpected(name.error());
-      token.kind = Token::kProp;
-      token.name = *name;
-      token.value = structure_.subspan(value, length);
-      token.next = align_token(value + length);
-      break;
-    }
-    case Token::kEndNode:
-    case Token::kNop:
-    case Token::kEnd:
-      token.kind = static_cast<Token>(load_be32(base + offset));
-      token.next = after;
-      break;
-    default:
-      return Unexpected(Error::kMalformed);
-  }
-  // Padding may end the block only if nothing follows; a later read checks.
-  if (token.next > size) return Unexpected(Error::kMalformed);
-  return token;
+  return range;
 }
 
-Result<void> DeviceTree::validate_structure() {
-  // Per open node: whether a child began (properties must precede children,
-  // §5.4.2, which is what lets property iteration stop at the first child).
-  std::array<bool, kMaxDepth + 1> had_child{};
-  std::size_t depth = 0;
-  bool seen_root = false;
-  // Each token advances the offset by at least 4 bytes, so the loop ends
-  // after at most size/4 tokens.
-  for (std::size_t offset = 0;;) {
-    Result<RawToken> token = read_token(offset);
-    if (!token) return Unexpected(token.error());
-    switch (token->kind) {
-      case Token::kBeginNode:
-        if (depth == 0) {
-          if (seen_root) return Unexpected(Error::kMalformed);  // a second root
-          seen_root = true;
-          root_ = Node{token->name, offset, token->next, Node::kNoParent, 0};
-        } else {
-          had_child[depth] = true;
-        }
-        if (depth == kMaxDepth) return Unexpected(Error::kMalformed);
-        ++depth;
-        had_child[depth] = false;
-        break;
-      case Token::kEndNode:
-        if (depth == 0) return Unexpected(Error::kMalformed);
-        --depth;
-        break;
-      case Token::kProp:
-        if (depth == 0 || had_child[depth]) return Unexpected(Error::kMalformed);
-        break;
-      case Token::kNop:
-        break;
-      case Token::kEnd:
-        if (depth != 0 || !seen_root) return Unexpected(Error::kMalformed);
-        return {};
-    }
-    offset = token->next;
-  }
+std::optional<Node> DeviceTree::node_at(int offset, std::size_t parent, std::size_t depth) const {
+  int length = 0;
+  const char* name = fdt_get_name(fdt(), offset, &length);
+  if (name == nullptr || length < 0) return std::nullopt;
+  return Node{std::string_view(name, static_cast<std::size_t>(length)),
+              static_cast<std::size_t>(offset), parent, depth};
 }
 
-std::optional<DeviceTree::RawToken> DeviceTree::next_meaningful(std::size_t offset) const {
-  for (;;) {
-    Result<RawToken> token = read_token(offset);
-    if (!token) return std::nullopt;
-    if (token->kind != Token::kNop) return *token;
-    offset = token->next;
-  }
+std::optional<Property> DeviceTree::property_at(int offset) const {
+  const char* name = nullptr;
+  int length = 0;
+  const void* value = fdt_getprop_by_offset(fdt(), offset, &name, &length);
+  if (value == nullptr || name == nullptr || length < 0) return std::nullopt;
+  return Property(name, std::span(static_cast<const std::byte*>(value), length),
+                  static_cast<std::size_t>(offset));
 }
 
-std::optional<Node> DeviceTree::node_at(std::size_t offset, std::size_t parent,
-                                        std::size_t depth) const {
-  Result<RawToken> token = read_token(offset);
-  if (!token || token->kind != Token::kBeginNode) return std::nullopt;
-  return Node{token->name, offset, token->next, parent, depth};
+// Offsets handed in come from Nodes and Properties, which may be stale or
+// forged: anything above INT_MAX is refused before libfdt sees it, and
+// libfdt checks the rest (alignment, bounds, the token found there).
+namespace {
+
+std::optional<int> as_offset(std::size_t offset) {
+  if (offset > INT_MAX) return std::nullopt;
+  return static_cast<int>(offset);
 }
+
+}  // namespace
 
 std::optional<Property> DeviceTree::first_property(const Node& node) const {
-  std::optional<RawToken> token = next_meaningful(node.contents);
-  if (!token || token->kind != Token::kProp) return std::nullopt;
-  return Property(token->name, token->value, token->next);
+  const std::optional<int> at = as_offset(node.offset);
+  if (!at) return std::nullopt;
+  const int offset = fdt_first_property_offset(fdt(), *at);
+  if (offset < 0) return std::nullopt;
+  return property_at(offset);
 }
 
 std::optional<Property> DeviceTree::next_property(const Property& property) const {
-  std::optional<RawToken> token = next_meaningful(property.next_offset());
-  if (!token || token->kind != Token::kProp) return std::nullopt;
-  return Property(token->name, token->value, token->next);
+  const std::optional<int> at = as_offset(property.offset());
+  if (!at) return std::nullopt;
+  const int offset = fdt_next_property_offset(fdt(), *at);
+  if (offset < 0) return std::nullopt;
+  return property_at(offset);
 }
 
 std::optional<Property> DeviceTree::find_property(const Node& node, std::string_view name) const {
@@ -257,43 +210,35 @@ std::optional<Property> DeviceTree::find_property(const Node& node, std::string_
 }
 
 std::optional<Node> DeviceTree::first_child(const Node& node) const {
-  for (std::size_t offset = node.contents;;) {
-    std::optional<RawToken> token = next_meaningful(offset);
-    if (!token) return std::nullopt;
-    if (token->kind == Token::kBeginNode) {
-      return Node{token->name, token->offset, token->next, node.offset, node.depth + 1};
-    }
-    if (token->kind != Token::kProp) return std::nullopt;
-    offset = token->next;
-  }
-}
-
-std::optional<std::size_t> DeviceTree::end_of(const Node& node) const {
-  // Skips the node's subtree: its properties, its children, its END_NODE.
-  std::size_t open = 1;
-  for (std::size_t offset = node.contents;;) {
-    std::optional<RawToken> token = next_meaningful(offset);
-    if (!token || token->kind == Token::kEnd) return std::nullopt;
-    if (token->kind == Token::kBeginNode) ++open;
-    if (token->kind == Token::kEndNode && --open == 0) return token->next;
-    offset = token->next;
-  }
+  const std::optional<int> at = as_offset(node.offset);
+  if (!at) return std::nullopt;
+  const int offset = fdt_first_subnode(fdt(), *at);
+  if (offset < 0) return std::nullopt;
+  return node_at(offset, node.offset, node.depth + 1);
 }
 
 std::optional<Node> DeviceTree::next_sibling(const Node& node) const {
   if (node.parent == Node::kNoParent) return std::nullopt;  // one root only
-  const std::optional<std::size_t> end = end_of(node);
-  if (!end) return std::nullopt;
-  std::optional<RawToken> token = next_meaningful(*end);
-  if (!token || token->kind != Token::kBeginNode) return std::nullopt;
-  return Node{token->name, token->offset, token->next, node.parent, node.depth};
+  const std::optional<int> at = as_offset(node.offset);
+  if (!at) return std::nullopt;
+  const int offset = fdt_next_subnode(fdt(), *at);
+  if (offset < 0) return std::nullopt;
+  return node_at(offset, node.parent, node.depth);
 }
 
 std::optional<Node> DeviceTree::parent(const Node& node) const {
   if (node.parent == Node::kNoParent || node.depth == 0) return std::nullopt;
-  if (node.depth == 1) return node_at(node.parent, Node::kNoParent, 0);
-  // The grandparent is not recorded in a Node: find the parent by walking
-  // down from the root along the ancestors of `node.offset`.
+  const std::optional<int> at = as_offset(node.parent);
+  if (!at) return std::nullopt;
+  if (node.depth == 1) return node_at(*at, Node::kNoParent, 0);
+  // A Node records its parent but not the grandparent, and offsets carry no
+  // back links: libfdt's fdt_parent_offset() scans the tokens from offset 0
+  // for it, which works when the root is there (a blob may put NOPs first).
+  if (root_.offset == 0) {
+    const int grandparent = fdt_parent_offset(fdt(), *at);
+    if (grandparent < 0) return std::nullopt;
+    return node_at(*at, static_cast<std::size_t>(grandparent), node.depth - 1);
+  }
   std::optional<Node> found;
   for_each_node([&](const Node& candidate) {
     if (candidate.offset == node.parent) {
@@ -306,17 +251,20 @@ std::optional<Node> DeviceTree::parent(const Node& node) const {
 }
 
 std::optional<Node> DeviceTree::find_child(const Node& node, std::string_view component) const {
-  const bool has_unit_address = component.find('@') != std::string_view::npos;
-  for (std::optional<Node> child = first_child(node); child; child = next_sibling(*child)) {
-    if (has_unit_address ? child->name == component : child->base_name() == component) {
-      return child;
-    }
-  }
-  return std::nullopt;
+  // libfdt's rule is the one documented for find_node(): a component
+  // without '@' also matches "name@unit".
+  const std::optional<int> at = as_offset(node.offset);
+  if (!at || component.size() > INT_MAX) return std::nullopt;
+  const int offset =
+      fdt_subnode_offset_namelen(fdt(), *at, component.data(), static_cast<int>(component.size()));
+  if (offset < 0) return std::nullopt;
+  return node_at(offset, node.offset, node.depth + 1);
 }
 
 std::optional<Node> DeviceTree::find_node(std::string_view path) const {
   if (path.empty() || path.front() != '/') return std::nullopt;
+  // Component by component (not fdt_path_offset, which would resolve an
+  // alias and not say the depth): each step knows its parent and depth.
   Node node = root_;
   while (!path.empty()) {
     const std::size_t start = path.find_first_not_of('/');
@@ -369,13 +317,6 @@ Result<CellCounts> DeviceTree::child_cell_counts(const Node& node) const {
   }
   return counts;
 }
-
-namespace {
-
-// Two cells hold a u64; more (PCI's three) would need a wider address type.
-constexpr std::uint32_t kMaxCells = 2;
-
-}  // namespace
 
 Result<DeviceTree::RegLayout> DeviceTree::reg_layout(const Node& node) const {
   const std::optional<Node> up = parent(node);

@@ -14,15 +14,15 @@
 
 namespace starling::fdt {
 
-// A node of the tree. The offsets are positions in the structure block; a
-// Node is a cursor, cheap to copy, and only meaningful for the DeviceTree
-// that produced it (a stale or forged Node makes iteration stop, not crash).
+// A node of the tree. The offsets are positions in the structure block
+// (libfdt's node offsets); a Node is a cursor, cheap to copy, and only
+// meaningful for the DeviceTree that produced it (a stale or forged Node
+// makes iteration stop, not crash: libfdt checks every offset it is given).
 struct Node {
   static constexpr std::size_t kNoParent = ~std::size_t{0};
 
   std::string_view name;           // "memory@80000000"; "" for the root
   std::size_t offset = 0;          // its FDT_BEGIN_NODE token
-  std::size_t contents = 0;        // first token after the name: properties, then children
   std::size_t parent = kNoParent;  // the parent's FDT_BEGIN_NODE token
   std::size_t depth = 0;           // the root is 0
 
@@ -48,20 +48,26 @@ struct CellCounts {
 // and applications all open the boot tree with this cap.
 inline constexpr std::size_t kMaxFirmwareTreeBytes = 2u << 20;
 
-// A validated, read-only view of a flattened device tree blob.
+// A validated, read-only view of a flattened device tree blob, read with
+// libfdt (Debian's device-tree-compiler source, toolchain/pins.bzl).
 //
-// open() checks everything up front (header, blocks, every token, name and
-// string reference, nesting, the reservation block), so a DeviceTree exists
-// only for a well-formed blob: errors surface once, as Error::kMalformed,
-// and iteration afterwards returns plain optionals. Iteration still checks
-// every read against the blob's bounds, so it never reads outside the blob
-// even when handed a Node from elsewhere.
+// open() checks everything up front: libfdt's fdt_check_full() (header,
+// blocks in bounds, every token, name and string reference, nesting, the
+// reservation block), then the rules Starling adds on top (see open()), so
+// a DeviceTree exists only for a well-formed blob: errors surface once, as
+// Error::kMalformed, and iteration afterwards returns plain optionals.
 class DeviceTree {
  public:
   // Firmware hands over only a pointer: the header's totalsize says how
   // large the blob is, and `limit` caps what we are willing to believe (the
   // bytes known to be readable there). Nothing past min(totalsize, limit) is
   // read; fewer than a header's bytes, or totalsize > limit, is kMalformed.
+  // The blob must be 8-byte aligned (the specification's rule, and
+  // libfdt's): a misaligned pointer is kInvalidArgument. On top of libfdt's
+  // checks, open() refuses what Starling does not read or cannot bound:
+  // versions before 16 or incompatible with 16, blocks that overlap or are
+  // misaligned, properties outside a node or after its first child, and
+  // nesting deeper than kMaxDepth.
   static Result<DeviceTree> open(const void* blob, std::size_t limit);
   static Result<DeviceTree> open(std::span<const std::byte> blob) {
     return open(blob.data(), blob.size());
@@ -69,8 +75,8 @@ class DeviceTree {
 
   // The whole blob (totalsize bytes), e.g. to reserve its memory.
   std::span<const std::byte> bytes() const { return blob_; }
-  std::uint32_t version() const { return version_; }
-  std::uint32_t boot_cpuid_phys() const { return boot_cpuid_phys_; }
+  std::uint32_t version() const;
+  std::uint32_t boot_cpuid_phys() const;
 
   // The memory reservation block (§5.3), without its (0, 0) terminator.
   std::size_t memory_reservation_count() const { return reservation_count_; }
@@ -117,15 +123,6 @@ class DeviceTree {
   void for_each_node(Visit&& visit) const;
 
  private:
-  // One token read from the structure block, already bounds-checked.
-  struct RawToken {
-    Token kind = Token::kEnd;
-    std::size_t offset = 0;
-    std::size_t next = 0;              // where the following token starts
-    std::string_view name;             // node name or property name
-    std::span<const std::byte> value;  // property value
-  };
-
   // A node's `reg` with the cell counts that decode it.
   struct RegLayout {
     CellCounts cells;
@@ -135,23 +132,17 @@ class DeviceTree {
 
   DeviceTree() = default;
 
-  Result<RawToken> read_token(std::size_t offset) const;
-  Result<std::string_view> string_at(std::uint32_t name_offset) const;
-  Result<void> validate_structure();
-  Result<void> validate_reservations(std::size_t offset);
-  std::optional<RawToken> next_meaningful(std::size_t offset) const;
-  std::optional<Node> node_at(std::size_t offset, std::size_t parent, std::size_t depth) const;
-  std::optional<std::size_t> end_of(const Node& node) const;
+  const void* fdt() const { return blob_.data(); }
+  Result<void> check_layout() const;
+  // Also finds the root's offset (the first node).
+  Result<void> check_structure(int* root) const;
+  std::optional<Node> node_at(int offset, std::size_t parent, std::size_t depth) const;
+  std::optional<Property> property_at(int offset) const;
   std::optional<Node> find_child(const Node& node, std::string_view component) const;
   Result<RegLayout> reg_layout(const Node& node) const;
 
   std::span<const std::byte> blob_;
-  std::span<const std::byte> structure_;
-  std::span<const std::byte> strings_;
-  std::size_t reservations_offset_ = 0;
   std::size_t reservation_count_ = 0;
-  std::uint32_t version_ = 0;
-  std::uint32_t boot_cpuid_phys_ = 0;
   Node root_;
 };
 

@@ -74,7 +74,8 @@ std::vector<std::byte> board_tree() {
       .end_node()
       .end_node()
       .end_node()
-      .nop()
+      // No NOP between the root's end and FDT_END: libfdt's fdt_check_full()
+      // refuses one there (MalformedTest.NopAfterRoot).
       .end();
   return b.build();
 }
@@ -270,7 +271,7 @@ TEST(DeviceTreeTest, ForgedNodeStopsIterationInsteadOfReadingOutside) {
   const std::vector<std::byte> blob = board_tree();
   const DeviceTree tree = open_or_die(blob);
   for (std::size_t offset : {std::size_t{2}, std::size_t{4}, blob.size(), ~std::size_t{0} - 3}) {
-    Node forged{"x", offset, offset, tree.root().offset, 1};
+    Node forged{"x", offset, tree.root().offset, 1};
     // Whatever these return, ASan proves they stay inside the blob.
     (void)tree.first_property(forged);
     (void)tree.first_child(forged);

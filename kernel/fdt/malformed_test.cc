@@ -241,6 +241,18 @@ TEST(MalformedTest, UnbalancedNodes) {
   EXPECT_EQ(outcome(empty.build()), Error::kMalformed);
 }
 
+// libfdt's rule (fdt_check_full): after the root node only FDT_END, so a
+// blob cannot hide a second tree or padding tokens a reader might take
+// differently. A NOP before the root is accepted (and skipped).
+TEST(MalformedTest, NopAfterRoot) {
+  BlobBuilder after;
+  after.begin_node("").end_node().nop().end();
+  EXPECT_EQ(outcome(after.build()), Error::kMalformed);
+  BlobBuilder before;
+  before.nop().begin_node("").end_node().end();
+  EXPECT_EQ(outcome(before.build()), kOpened);
+}
+
 TEST(MalformedTest, PropertiesOutsideOrAfterChildren) {
   BlobBuilder before_root;
   before_root.property_cells("p", {1}).begin_node("").end_node().end();

@@ -16,9 +16,8 @@ namespace starling::fdt {
 // the blob, and the blob may be hostile.
 class Property {
  public:
-  constexpr Property(std::string_view name, std::span<const std::byte> value,
-                     std::size_t next_offset)
-      : name_(name), value_(value), next_offset_(next_offset) {}
+  constexpr Property(std::string_view name, std::span<const std::byte> value, std::size_t offset)
+      : name_(name), value_(value), offset_(offset) {}
 
   constexpr std::string_view name() const { return name_; }
   constexpr std::span<const std::byte> bytes() const { return value_; }
@@ -37,13 +36,14 @@ class Property {
   // Whether any string of a well-formed <stringlist> equals `text`.
   bool contains_string(std::string_view text) const;
 
-  // Where the token after this property starts (for DeviceTree's iteration).
-  constexpr std::size_t next_offset() const { return next_offset_; }
+  // Where this property's token is in the structure block (for
+  // DeviceTree's iteration: libfdt's property offset).
+  constexpr std::size_t offset() const { return offset_; }
 
  private:
   std::string_view name_;
   std::span<const std::byte> value_;
-  std::size_t next_offset_;
+  std::size_t offset_;
 };
 
 }  // namespace starling::fdt

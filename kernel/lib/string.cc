@@ -102,6 +102,15 @@ extern "C" {
   return length;
 }
 
+// libfdt measures string-list entries with it, never past the property.
+[[clang::no_builtin]] std::size_t strnlen(const char* text, std::size_t limit) {
+  std::size_t length = 0;
+  while (length < limit && text[length] != '\0') {
+    ++length;
+  }
+  return length;
+}
+
 // std::string_view::find and char_traits<char>::find land here.
 [[clang::no_builtin]] void* memchr(const void* memory, int value, std::size_t count) {
   const auto* p = static_cast<const unsigned char*>(memory);
@@ -118,6 +127,16 @@ extern "C" {
   for (;; ++text) {
     if (*text == wanted) return const_cast<char*>(text);
     if (*text == '\0') return nullptr;
+  }
+}
+
+// libfdt's fdt_get_name() (a node's last path component, old blobs only).
+[[clang::no_builtin]] char* strrchr(const char* text, int value) {
+  const auto wanted = static_cast<char>(value);
+  const char* last = nullptr;
+  for (;; ++text) {
+    if (*text == wanted) last = text;
+    if (*text == '\0') return const_cast<char*>(last);
   }
 }
 

@@ -7,14 +7,14 @@
 #include <iterator>
 #include <vector>
 
-#include "kernel/fdt/blob_builder.h"
 #include "kernel/fdt/device_tree.h"
+#include "kernel/fdt/tree_writer.h"
 
 namespace starling::mem {
 namespace {
 
 using fdt::DeviceTree;
-using fdt::testing::BlobBuilder;
+using fdt::TreeWriter;
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -55,7 +55,7 @@ TEST(MemoryMapTest, QemuVirtAfterOpenSbi) {
 }
 
 TEST(MemoryMapTest, ReservationsFromBothSourcesAndSeveralBanks) {
-  BlobBuilder b;
+  TreeWriter b;
   b.memory_reservation(0x90000000, 0x10000);
   b.begin_node("")
       .property_cells("#address-cells", {2})
@@ -86,9 +86,8 @@ TEST(MemoryMapTest, ReservationsFromBothSourcesAndSeveralBanks) {
       .property_cells("size", {0x100000})
       .end_node()
       .end_node()
-      .end_node()
-      .end();
-  const std::vector<std::byte> blob = b.build();
+      .end_node();
+  const std::vector<std::byte> blob = b.finish();
   Result<DeviceTree> tree = DeviceTree::open(blob.data(), blob.size());
   ASSERT_TRUE(tree.ok());
   Result<MemoryMap> map = read_memory_map(*tree);
@@ -109,38 +108,36 @@ TEST(MemoryMapTest, ReservationsFromBothSourcesAndSeveralBanks) {
 }
 
 TEST(MemoryMapTest, WrappingRangeIsMalformed) {
-  BlobBuilder b;
+  TreeWriter b;
   b.begin_node("")
       .begin_node("memory@ffffffff00000000")
       .property_string("device_type", "memory")
       .property_cells("reg", {0xffffffff, 0, 0x2})  // 2/1 cells by default
       .end_node()
-      .end_node()
-      .end();
-  const std::vector<std::byte> blob = b.build();
+      .end_node();
+  const std::vector<std::byte> blob = b.finish();
   Result<DeviceTree> tree = DeviceTree::open(blob.data(), blob.size());
   ASSERT_TRUE(tree.ok());
   // 0xffffffff00000000 + 2: fine. Now a size that wraps.
   ASSERT_TRUE(read_memory_map(*tree).ok());
 
-  BlobBuilder c;
+  TreeWriter c;
   c.memory_reservation(0xfffffffffffff000, 0x2000);
-  c.begin_node("").end_node().end();
-  const std::vector<std::byte> wraps = c.build();
+  c.begin_node("").end_node();
+  const std::vector<std::byte> wraps = c.finish();
   Result<DeviceTree> wrapping = DeviceTree::open(wraps.data(), wraps.size());
   ASSERT_TRUE(wrapping.ok());
   EXPECT_EQ(read_memory_map(*wrapping).error(), Error::kMalformed);
 }
 
 TEST(MemoryMapTest, DeviceTypeNotAStringIsMalformed) {
-  BlobBuilder b;
+  TreeWriter b;
   b.begin_node("")
       .begin_node("memory")
       .property("device_type", {std::byte{'m'}})
       .end_node()
-      .end_node()
-      .end();
-  const std::vector<std::byte> blob = b.build();
+      .end_node();
+  const std::vector<std::byte> blob = b.finish();
   Result<DeviceTree> tree = DeviceTree::open(blob.data(), blob.size());
   ASSERT_TRUE(tree.ok());
   EXPECT_EQ(read_memory_map(*tree).error(), Error::kMalformed);

@@ -12,7 +12,7 @@
 #include "kernel/boot/app.h"
 #include "kernel/boot/memory.h"
 #include "kernel/console/console.h"
-#include "kernel/fdt/blob_builder.h"
+#include "kernel/fdt/tree_writer.h"
 #include "kernel/hal/board.h"
 #include "platform/host/boot_options.h"
 
@@ -20,8 +20,8 @@ namespace {
 
 // Built once, lives as long as the process: BootInfo::dtb points into it.
 std::vector<std::byte> device_tree(const starling::host::BootOptions& options) {
-  starling::fdt::testing::BlobBuilder tree;
-  tree.begin_node("")
+  return starling::fdt::TreeWriter()
+      .begin_node("")
       .property_cells("#address-cells", {2})
       .property_cells("#size-cells", {2})
       .property_string("compatible", "starling,host")
@@ -29,8 +29,7 @@ std::vector<std::byte> device_tree(const starling::host::BootOptions& options) {
       .property_string("bootargs", options.bootargs)
       .end_node()
       .end_node()
-      .end();
-  return tree.build();
+      .finish();
 }
 
 }  // namespace

@@ -103,7 +103,7 @@ void print_dma_setup(const dwmac::Dwmac& gmac, const GmacChoice& choice) {
 // depends on), so a console log says which setting a board ran with.
 void print_phy_setup(const dwmac::Dwmac& gmac) {
   using S = dwmac::Yt8531Settings;
-  const S& phy = gmac.params().phy;
+  const S& phy = gmac.phy_params().settings;
   if (!dwmac::Phy::is_yt8531(gmac.phy_id())) {
     print("star64: eth0 PHY is not a YT8531 (ID ");
     console::print_hex(gmac.phy_id());
@@ -206,7 +206,7 @@ void print_bring_up_words(const jh7110::Gmac0Blocks& blocks, const char* when) {
 
 Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageAllocator& pages) {
   // The parameters first: `debug` asks for the clock words before they change.
-  const GmacChoice dma = choose_gmac_params(setup.tree, setup.params);
+  const GmacChoice dma = choose_gmac_params(setup.tree, setup.params, setup.phy);
   if (dma.params.debug) print_bring_up_words(setup.blocks, "before bring-up");
   if (auto ok = jh7110::gmac0_bring_up(setup.blocks); !ok.ok()) {
     if (dma.params.debug) print_bring_up_words(setup.blocks, "after a failed bring-up");
@@ -224,6 +224,7 @@ Result<void> start_gmac0(dwmac::Dwmac& gmac, const Gmac0Setup& setup, mem::PageA
                                     .model = setup.model,
                                     .mac = mac.mac,
                                     .params = dma.params,
+                                    .phy = dma.phy,
                                     .link_wait_ns = 0};
   if (auto ok = gmac.init(config, pages); !ok.ok()) {
     print("star64: GMAC0 init failed: ");

@@ -28,7 +28,8 @@ inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 // uses. The rest of the DMA set-up (store-and-forward, AXI bursts, checksum
 // offload) is the driver's default, the `sddf` preset of gmac_params.h;
 // `starling.gmac=` on the kernel command line picks another, and changes
-// the PHY settings below too.
+// the PHY settings below too. The MAC and the PHY are set up apart: the
+// driver takes each (Dwmac::Config's params and phy).
 //
 // The PHY, a Motorcomm YT8531 at MDIO address 0, is set up as Linux and
 // U-Boot set it up from the upstream Star64 device tree (phy0 in
@@ -40,22 +41,20 @@ inline constexpr std::uint32_t kGmac0Irq = 7;  // macirq; PLIC source
 // motorcomm,rx-clk-drv-microamp and rx-data-drv-microamp 2910 (ds 3 at the
 // board's 1.8 V LDO). Beyond the device tree, the RX clock is kept running
 // without a cable, for the MAC's software reset (Phy's keep_rx_clock).
-inline constexpr dwmac::Yt8531Settings kGmac0Phy{
-    .rx_delay_ps = 1500,
-    .tx_delay_ps = 1950,
-    .tx_clock_inverted = dwmac::Yt8531Settings::kInvert10 | dwmac::Yt8531Settings::kInvert100 |
-                         dwmac::Yt8531Settings::kInvert1000,
-    .rx_clock_drive_ua = 2910,
-    .rx_data_drive_ua = 2910,
-    .keep_rx_clock = true};
-static_assert(dwmac::Phy::valid(kGmac0Phy));
+inline constexpr dwmac::PhyParams kGmac0Phy{
+    .address = 0,
+    .settings = {.rx_delay_ps = 1500,
+                 .tx_delay_ps = 1950,
+                 .tx_clock_inverted = dwmac::Yt8531Settings::kInvert10 |
+                                      dwmac::Yt8531Settings::kInvert100 |
+                                      dwmac::Yt8531Settings::kInvert1000,
+                 .rx_clock_drive_ua = 2910,
+                 .rx_data_drive_ua = 2910,
+                 .keep_rx_clock = true}};
+static_assert(dwmac::Phy::valid(kGmac0Phy.settings));
 
-inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{.tx_pbl = 32,
-                                                        .rx_pbl = 32,
-                                                        .pbl_x8 = false,
-                                                        .mdio_clock_range = 5,
-                                                        .phy_address = 0,
-                                                        .phy = kGmac0Phy};
+inline constexpr dwmac::Dwmac::BoardParams kGmac0Params{
+    .tx_pbl = 32, .rx_pbl = 32, .pbl_x8 = false, .mdio_clock_range = 5};
 
 // 1000BASE-T autonegotiation takes a few seconds after a PHY reset: 6 s covers it
 // and a slow switch port, and a board without a cable is not held up longer.
@@ -70,13 +69,14 @@ struct Gmac0Setup {
   mmio::RegisterBus* model = nullptr;     // host tests: a DWMAC device model
   const fdt::DeviceTree* tree = nullptr;  // MAC address, starling.gmac=; may be null
   dwmac::Dwmac::BoardParams params = kGmac0Params;
+  dwmac::PhyParams phy = kGmac0Phy;
   std::uint64_t link_wait_ns = kLinkWaitNs;
   std::uint64_t link_poll_interval_ns = kLinkPollIntervalNs;
 };
 
 // Clocks, RGMII mode and resets (jh7110_clocks.h), the MAC address
-// (mac_address.h), the DMA set-up (`params`, changed by a `starling.gmac=`
-// token in the tree's bootargs: gmac_params.h), driver init, then a bounded
+// (mac_address.h), the DMA and PHY set-up (`params` and `phy`, changed by a
+// `starling.gmac=` token in the tree's bootargs: gmac_params.h), driver init, then a bounded
 // link wait. Prints one console line per step that can go wrong or that a
 // person at the console wants to see (the address and where it came from;
 // the DMA set-up in use and where it came from; the link, or no link after

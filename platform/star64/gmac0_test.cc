@@ -21,7 +21,7 @@
 #include "drivers/dwmac/model/dwmac_model.h"
 #include "drivers/dwmac/model/rgmii_timing.h"
 #include "drivers/dwmac/registers.h"
-#include "kernel/fdt/blob_builder.h"
+#include "kernel/fdt/tree_writer.h"
 #include "kernel/mem/page_allocator.h"
 #include "kernel/text/writer.h"
 #include "platform/star64/mac_address.h"
@@ -191,7 +191,7 @@ class RecordingBus : public mmio::RegisterBus {
 std::vector<std::byte> tree_with_mac(const hal::MacAddress& mac, std::string_view bootargs) {
   std::vector<std::byte> bytes;
   for (auto b : mac.bytes) bytes.push_back(static_cast<std::byte>(b));
-  fdt::testing::BlobBuilder b;
+  fdt::TreeWriter b;
   b.begin_node("")
       .begin_node("chosen")
       .property_string("bootargs", bootargs)
@@ -201,9 +201,8 @@ std::vector<std::byte> tree_with_mac(const hal::MacAddress& mac, std::string_vie
       .property("local-mac-address", bytes)
       .end_node()
       .end_node()
-      .end_node()
-      .end();
-  return b.build();
+      .end_node();
+  return b.finish();
 }
 
 class Gmac0Test : public ::testing::Test {
@@ -375,7 +374,7 @@ TEST_F(Gmac0Test, LinuxPresetFromBootargsProgramsThresholdMode) {
   EXPECT_EQ(model_->peek(kDmaSysbusMode), 0x0303'00F1u);
   EXPECT_EQ(gmac_.enable_tx_checksum_offload(), hal::TxChecksumOffload{});
   // The PHY wiring is still the board's.
-  EXPECT_EQ(gmac_.params().phy, kGmac0Phy);
+  EXPECT_EQ(gmac_.phy_params(), kGmac0Phy);
   EXPECT_NE(out.find("star64: gmac0 DMA threshold TX 64 B RX 64 B, TxPBL 16 RxPBL 16 (x1), AXI "
                      "bursts 32..256 fixed, 4 outstanding, TX checksum insertion off (threshold "
                      "mode), RX checksum checking on (starling.gmac=linux)\r\n"),
@@ -561,7 +560,7 @@ TEST_F(Gmac0Test, TheOldPhySettingsBreakTheLink) {
     make_model();
     sent_.clear();
     Gmac0Setup s = setup(nullptr, 2'000'000'000);
-    c.change(s.params.phy);
+    c.change(s.phy.settings);
     Result<void> result;
     const std::string out = run(s, &result);
     ASSERT_TRUE(result.ok()) << out;
@@ -585,7 +584,7 @@ TEST_F(Gmac0Test, PhySettingsFromTheCommandLine) {
   const std::string out = run(setup(&*tree, 0), &result);
   ASSERT_TRUE(result.ok()) << out;
   EXPECT_EQ(model_->phy().extended(dwmac::Phy::kYtRgmiiConfig1) & 0x3C0F, 9u << 10 | 12u);
-  EXPECT_EQ(gmac_.params().phy.tx_clock_inverted, dwmac::Yt8531Settings::kInvert1000);
+  EXPECT_EQ(gmac_.phy_params().settings.tx_clock_inverted, dwmac::Yt8531Settings::kInvert1000);
   EXPECT_NE(out.find("RX delay 1350 ps, TX delay 1800 ps, TX clock inverted at 1000 Mb/s"),
             std::string::npos)
       << out;
@@ -599,7 +598,7 @@ TEST_F(Gmac0Test, NoCableAndNoRxClockWaitsForTheCable) {
   options.phy.link_up = false;
   make_model(options);
   Gmac0Setup s = setup(nullptr, 20'000'000);
-  s.params.phy.keep_rx_clock = false;
+  s.phy.settings.keep_rx_clock = false;
   Result<void> result;
   const std::string out = run(s, &result);
   ASSERT_TRUE(result.ok()) << out;

@@ -1,7 +1,9 @@
 #ifndef STARLING_PLATFORM_STAR64_GMAC_PARAMS_H_
 #define STARLING_PLATFORM_STAR64_GMAC_PARAMS_H_
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "drivers/dwmac/dwmac.h"
@@ -29,38 +31,14 @@
 //                         trees) is 5 requests, 15 (current trees) is 16;
 //                         add osr=5 or osr=16 for those
 //
-// and comma-separated overrides after a preset (or alone, on top of sddf):
-//
-//   mode=sf|thr           store-and-forward or threshold
-//   ttc=N                 TX threshold in bytes: 32 64 96 128 192 256 384 512
-//   rtc=N                 RX threshold in bytes: 32 64 96 128
-//                         (ttc= and rtc= need threshold mode)
-//   txpbl=N rxpbl=N pbl=N TX, RX or both burst lengths, beats: 1 2 4 8 16 32
-//   pblx8 | pblx8=on|off  multiply both PBLs by 8 (DMA_CH0_CONTROL.PBLx8)
-//   blen=N | blen=M..N    AXI burst lengths 4..N, or M..N (powers of two, 4-256)
-//   fb=on|off             fixed bursts (DMA_SYSBUS_MODE.FB)
-//   osr=N                 AXI requests in flight each way, 1-16 (field N - 1)
-//   csum=on|off           checksum offload (TX insertion in store-and-forward
-//                         mode only; RX checking in both)
-//
-// and the PHY (a YT8531; gmac0.h has the board's values and their sources),
-// in the device tree's units, for a board whose wiring needs other timing:
-//
-//   rxdelay=PS            RX clock delay: 0-2250 ps in 150 ps steps, or
-//                         1900-4150 (the PHY's fixed 1.9 ns plus steps)
-//   txdelay=PS            TX clock delay at 1000 Mb/s: 0-2250 in 150 ps steps
-//   txinv=none|S+S...     speeds with the TX clock inverted: 10, 100, 1000
-//   rxc_ua=UA rxd_ua=UA   RX clock / data drive strength, µA (the YT8531's
-//                         table for its LDO voltage)
-//   keeprxc=on|off        RX clock running without a cable (for the MAC's reset)
-//
-// and the first power-on's diagnostics (docs/star64.md, "First power-on"):
-//
-//   selftest=on|off       one frame through the MAC's loopback before the
-//                         link is used (default on; drivers/dwmac/self_test.cc)
-//   debug | debug=on|off  the clock, reset and mode registers before and
-//                         after bring-up, the DMA set-up read back, and the
-//                         DMA's state at the first TX timeout
+// and comma-separated items after a preset (or alone, on top of sddf): the
+// DMA overrides, the PHY's timing (a YT8531; gmac0.h has the board's values
+// and their sources) in the device tree's units, and the first power-on's
+// diagnostics (docs/star64.md, "First power-on"). Each key is declared once,
+// in gmac_params.cc (its syntax, values, field and one line of help), and
+// read by one parser; docs/star64.md's tables of them are generated from
+// the declarations (gmac_keys_doc.cc) and checked by
+// //platform/star64:gmac_keys_doc_test.
 //
 // e.g. `starling.gmac=linux,txpbl=8,rxpbl=8,pblx8,osr=16` or
 // `starling.gmac=txdelay=1800,rxdelay=1350`. Every key at most
@@ -74,7 +52,8 @@ inline constexpr std::string_view kGmacBootarg = "starling.gmac=";
 
 enum class GmacPreset : std::uint8_t { kSddf, kLinux };
 // `base` with its DMA fields (mode, thresholds, PBLs, x8, AXI, checksum
-// offload) set to the preset's; the PHY, MDIO and prefetch fields kept.
+// offload) set to the preset's; the MDIO, prefetch and diagnostic fields
+// kept (the PHY's are apart: no preset touches them).
 dwmac::Dwmac::BoardParams apply_gmac_preset(GmacPreset preset,
                                             const dwmac::Dwmac::BoardParams& base);
 // True if the DMA fields of a and b agree.
@@ -86,7 +65,7 @@ enum class GmacError : std::uint8_t {
   kEmpty,            // nothing after '=', or an empty item between commas
   kUnknownPreset,    // a bare word that is neither a preset nor pblx8 nor debug
   kPresetNotFirst,   // a preset after another item
-  kUnknownKey,       // key=value with a key not in the list above
+  kUnknownKey,       // key=value with a key not declared (gmac_params.cc)
   kRepeatedKey,      // the same key twice
   kBadMode,          // mode= not sf or thr
   kBadTxThreshold,   // ttc= not one of the eight TTC values
@@ -106,8 +85,61 @@ enum class GmacError : std::uint8_t {
 const char* gmac_error_text(GmacError error);
 const char* gmac_error_fix(GmacError error);
 
+// What the keys set: the MAC's parameters and, apart, the PHY's.
+struct GmacParams {
+  dwmac::Dwmac::BoardParams mac;
+  dwmac::PhyParams phy;
+};
+
+// How a key's value is read; each kind yields one number for the field.
+enum class GmacKeyKind : std::uint8_t {
+  kSwitch,  // on or off: 1 or 0
+  kChoice,  // one of `names`: its index
+  kNumber,  // decimal, low to high, one of `only` if listed, and `valid` if given
+  kRange,   // N or M..N, each a kNumber's, M <= N; N alone is low..N: (M << 16) | N
+  kSpeeds,  // none, or `names` joined by '+', each once: bit i for names[i]
+};
+
+// Which of docs/star64.md's tables lists a key.
+enum class GmacKeyGroup : std::uint8_t { kDma, kPhy, kDiagnostics };
+
+// The field a key sets, as the number its kind yields (get: for the
+// documentation's default column).
+struct GmacField {
+  void (*set)(GmacParams&, std::uint32_t) = nullptr;
+  std::uint32_t (*get)(const GmacParams&) = nullptr;
+};
+
+// One `starling.gmac=` key, declared once: how its value is read, the
+// error a value it does not take gets, the field it sets, and the
+// documentation's row. The parser reads a copy without the documentation's
+// strings, so an image keeps them only if it calls gmac_keys().
+struct GmacKey {
+  std::string_view key{};
+  GmacKeyKind kind = GmacKeyKind::kNumber;
+  GmacKeyGroup group = GmacKeyGroup::kDma;
+  GmacError error = GmacError::kNone;
+  std::uint32_t low = 0, high = 0;          // kNumber, kRange
+  std::array<std::uint16_t, 8> only{};      // kNumber, kRange: the values taken (0 ends)
+  bool (*valid)(std::uint32_t) = nullptr;   // kNumber: an encoding check (the PHY's)
+  std::array<std::string_view, 3> names{};  // kChoice, kSpeeds
+  GmacField field{};
+  bool bare = false;       // the key alone is key=on
+  bool threshold = false;  // needs threshold mode: else kThresholdUnused
+  // Given twice when any of these was given (pbl= is txpbl= and rxpbl=);
+  // none: when this key was.
+  std::array<std::string_view, 2> counts_as{};
+  std::string_view placeholder = "N";  // the documentation's key=N
+  std::string_view values{};           // the documentation's values, where the rest cannot say
+  std::string_view help{};             // one line: what it sets
+};
+
+// The declarations (gmac_params.cc), for the documentation and the tests.
+std::span<const GmacKey> gmac_keys();
+
 struct GmacChoice {
-  dwmac::Dwmac::BoardParams params;  // what to program
+  dwmac::Dwmac::BoardParams params;  // what to program: the MAC
+  dwmac::PhyParams phy;              // ... and the PHY
   bool found = false;                // a starling.gmac= token was present
   std::string_view value;            // its value, when accepted ("linux,txpbl=8")
   GmacError error = GmacError::kNone;
@@ -115,11 +147,13 @@ struct GmacChoice {
   std::string_view item;     // the item in it that was wrong (empty for kDuplicate)
 };
 
-// Looks for `starling.gmac=` in `bootargs` and applies it to `base`.
-// Views in the result point into `bootargs`.
-GmacChoice parse_gmac_bootargs(std::string_view bootargs, const dwmac::Dwmac::BoardParams& base);
+// Looks for `starling.gmac=` in `bootargs` and applies it to the board's
+// `base` and `base_phy`. Views in the result point into `bootargs`.
+GmacChoice parse_gmac_bootargs(std::string_view bootargs, const dwmac::Dwmac::BoardParams& base,
+                               const dwmac::PhyParams& base_phy);
 // The same from the device tree's /chosen/bootargs; `tree` may be null.
-GmacChoice choose_gmac_params(const fdt::DeviceTree* tree, const dwmac::Dwmac::BoardParams& base);
+GmacChoice choose_gmac_params(const fdt::DeviceTree* tree, const dwmac::Dwmac::BoardParams& base,
+                              const dwmac::PhyParams& base_phy);
 
 }  // namespace starling::board
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel/fdt/blob_builder.h"
+#include "kernel/fdt/tree_writer.h"
 
 namespace starling::board {
 namespace {
@@ -13,23 +13,20 @@ namespace {
 using Params = dwmac::Dwmac::BoardParams;
 using DmaMode = dwmac::Dwmac::DmaMode;
 
-// The board's parameters with PHY wiring a preset must not touch.
-constexpr Params kBase{.tx_pbl = 32,
-                       .rx_pbl = 32,
-                       .pbl_x8 = false,
-                       .mdio_clock_range = 5,
-                       .phy_address = 0,
-                       .phy = {.rx_delay_ps = 1500,
-                               .tx_delay_ps = 1950,
-                               .tx_clock_inverted = 7,
-                               .rx_clock_drive_ua = 2910,
-                               .rx_data_drive_ua = 2910}};
+// The board's MAC parameters, and its PHY wiring a preset must not touch.
+constexpr Params kBase{.tx_pbl = 32, .rx_pbl = 32, .pbl_x8 = false, .mdio_clock_range = 5};
+constexpr dwmac::PhyParams kBasePhy{.address = 0,
+                                    .settings = {.rx_delay_ps = 1500,
+                                                 .tx_delay_ps = 1950,
+                                                 .tx_clock_inverted = 7,
+                                                 .rx_clock_drive_ua = 2910,
+                                                 .rx_data_drive_ua = 2910}};
 
 GmacChoice parse(std::string_view value) {
   // Kept alive: the result's views point into it.
   static std::vector<std::string> bootargs;
   bootargs.push_back("console=ttyS0,115200 starling.gmac=" + std::string(value) + " ip=dhcp");
-  return parse_gmac_bootargs(bootargs.back(), kBase);
+  return parse_gmac_bootargs(bootargs.back(), kBase, kBasePhy);
 }
 
 void expect_sddf(const Params& p) {
@@ -44,22 +41,24 @@ void expect_sddf(const Params& p) {
   EXPECT_TRUE(p.checksum_offload);
 }
 
-void expect_phy_kept(const Params& p) {
-  EXPECT_EQ(p.phy, kBase.phy);
-  EXPECT_EQ(p.phy_address, 0u);
+void expect_phy_kept(const Params& p, const dwmac::PhyParams& phy) {
+  EXPECT_EQ(phy.settings, kBasePhy.settings);
+  EXPECT_EQ(phy.address, 0u);
   EXPECT_EQ(p.mdio_clock_range, 5u);
   EXPECT_TRUE(p.descriptor_prefetch);
 }
 
 TEST(GmacParamsTest, NoTokenKeepsTheBoardParameters) {
-  const GmacChoice c = parse_gmac_bootargs("console=ttyS0 starling.mac=02:00:00:00:00:01", kBase);
+  const GmacChoice c =
+      parse_gmac_bootargs("console=ttyS0 starling.mac=02:00:00:00:00:01", kBase, kBasePhy);
   EXPECT_FALSE(c.found);
   EXPECT_EQ(c.error, GmacError::kNone);
   EXPECT_TRUE(c.value.empty());
   expect_sddf(c.params);
-  expect_phy_kept(c.params);
+  expect_phy_kept(c.params, c.phy);
   // Neither a longer key nor a prefix counts.
-  EXPECT_FALSE(parse_gmac_bootargs("starling.gmacs=linux xstarling.gmac=linux", kBase).found);
+  EXPECT_FALSE(
+      parse_gmac_bootargs("starling.gmacs=linux xstarling.gmac=linux", kBase, kBasePhy).found);
 }
 
 // The driver's defaults are the sddf preset: one source of truth.
@@ -77,7 +76,7 @@ TEST(GmacParamsTest, SddfPreset) {
   EXPECT_EQ(c.error, GmacError::kNone);
   EXPECT_EQ(c.value, "sddf");
   expect_sddf(c.params);
-  expect_phy_kept(c.params);
+  expect_phy_kept(c.params, c.phy);
 }
 
 TEST(GmacParamsTest, LinuxPreset) {
@@ -96,7 +95,7 @@ TEST(GmacParamsTest, LinuxPreset) {
   EXPECT_EQ(p.max_burst, 256u);
   EXPECT_EQ(p.axi_outstanding, 4u);  // field value 3
   EXPECT_TRUE(p.checksum_offload);   // RX checking; no TX insertion in threshold mode
-  expect_phy_kept(p);
+  expect_phy_kept(p, c.phy);
   // FB | BLEN32..BLEN256 | RD_OSR_LMT = WR_OSR_LMT = 3.
   EXPECT_EQ(dwmac::Dwmac::sysbus_mode(p), 0x0303'00F1u);
 }
@@ -119,7 +118,7 @@ TEST(GmacParamsTest, PresetWithEveryOverride) {
   EXPECT_EQ(p.max_burst, 128u);
   EXPECT_EQ(p.axi_outstanding, 16u);
   EXPECT_FALSE(p.checksum_offload);
-  expect_phy_kept(p);
+  expect_phy_kept(p, c.phy);
 }
 
 TEST(GmacParamsTest, OverridesAloneApplyToTheDefault) {
@@ -226,7 +225,7 @@ TEST(GmacParamsTest, BadTokensAreIgnoredWhole) {
     EXPECT_EQ(c.refused, std::string_view(r.value));
     EXPECT_TRUE(c.value.empty());
     expect_sddf(c.params);  // nothing applied, not even the preset before the error
-    expect_phy_kept(c.params);
+    expect_phy_kept(c.params, c.phy);
   }
 }
 
@@ -236,17 +235,17 @@ TEST(GmacParamsTest, PhyKeys) {
   const GmacChoice c =
       parse("linux,rxdelay=2050,txdelay=1800,txinv=10+1000,rxc_ua=3970,rxd_ua=4680,keeprxc=off");
   ASSERT_EQ(c.error, GmacError::kNone) << gmac_error_text(c.error);
-  EXPECT_EQ(c.params.phy.rx_delay_ps, 2050u);
-  EXPECT_EQ(c.params.phy.tx_delay_ps, 1800u);
-  EXPECT_EQ(c.params.phy.tx_clock_inverted,
+  EXPECT_EQ(c.phy.settings.rx_delay_ps, 2050u);
+  EXPECT_EQ(c.phy.settings.tx_delay_ps, 1800u);
+  EXPECT_EQ(c.phy.settings.tx_clock_inverted,
             dwmac::Yt8531Settings::kInvert10 | dwmac::Yt8531Settings::kInvert1000);
-  EXPECT_EQ(c.params.phy.rx_clock_drive_ua, 3970u);
-  EXPECT_EQ(c.params.phy.rx_data_drive_ua, 4680u);  // a 3.3 V value: the PHY decides
-  EXPECT_FALSE(c.params.phy.keep_rx_clock);
+  EXPECT_EQ(c.phy.settings.rx_clock_drive_ua, 3970u);
+  EXPECT_EQ(c.phy.settings.rx_data_drive_ua, 4680u);  // a 3.3 V value: the PHY decides
+  EXPECT_FALSE(c.phy.settings.keep_rx_clock);
   EXPECT_EQ(c.params.dma_mode, DmaMode::kThreshold);
   const GmacChoice none = parse("txinv=none");
   ASSERT_EQ(none.error, GmacError::kNone);
-  EXPECT_EQ(none.params.phy.tx_clock_inverted, 0u);
+  EXPECT_EQ(none.phy.settings.tx_clock_inverted, 0u);
   expect_sddf(none.params);
 }
 
@@ -261,7 +260,7 @@ TEST(GmacParamsTest, DiagnosticKeys) {
   EXPECT_FALSE(off.params.self_test);
   EXPECT_FALSE(off.params.debug);
   expect_sddf(off.params);
-  expect_phy_kept(off.params);
+  expect_phy_kept(off.params, off.phy);
   const GmacChoice debug = parse("linux,debug");
   ASSERT_EQ(debug.error, GmacError::kNone) << gmac_error_text(debug.error);
   EXPECT_TRUE(debug.params.debug);
@@ -274,7 +273,8 @@ TEST(GmacParamsTest, DiagnosticKeys) {
 }
 
 TEST(GmacParamsTest, TwoTokensAreBothIgnored) {
-  const GmacChoice c = parse_gmac_bootargs("starling.gmac=linux starling.gmac=linux,osr=16", kBase);
+  const GmacChoice c =
+      parse_gmac_bootargs("starling.gmac=linux starling.gmac=linux,osr=16", kBase, kBasePhy);
   EXPECT_TRUE(c.found);
   EXPECT_EQ(c.error, GmacError::kDuplicate);
   EXPECT_EQ(c.refused, "linux");  // the first; the message says there are more
@@ -292,33 +292,63 @@ TEST(GmacParamsTest, EveryFixParses) {
     EXPECT_NE(std::string_view(gmac_error_text(error)), "?");
     const std::string_view fix = gmac_error_fix(error);
     ASSERT_EQ(fix.substr(0, kGmacBootarg.size()), kGmacBootarg);
-    const GmacChoice c = parse_gmac_bootargs(fix, kBase);
+    const GmacChoice c = parse_gmac_bootargs(fix, kBase, kBasePhy);
     EXPECT_EQ(c.error, GmacError::kNone) << fix;
     EXPECT_TRUE(c.found);
   }
 }
 
+// The refusals that list keys list the declared ones, in their order.
+TEST(GmacParamsTest, TheRefusalsListTheDeclaredKeys) {
+  std::string keys, bare;
+  for (const GmacKey& key : gmac_keys()) {
+    keys += (keys.empty() ? "" : ", ") + std::string(key.key);
+    if (key.bare) bare += (bare.empty() ? "" : " and ") + std::string(key.key);
+  }
+  EXPECT_EQ(gmac_error_text(GmacError::kUnknownKey), "unknown key: the keys are " + keys);
+  EXPECT_NE(std::string_view(gmac_error_text(GmacError::kUnknownPreset))
+                .find("(and the bare words " + bare + ")"),
+            std::string_view::npos);
+}
+
+// Every declaration is whole: a field to set and read (the documentation's
+// last column reads the board's), the error a wrong value gets, one line of
+// help; and each key's field is its own (writing back what it reads
+// changes nothing else).
+TEST(GmacParamsTest, EveryDeclarationIsWhole) {
+  for (const GmacKey& key : gmac_keys()) {
+    SCOPED_TRACE(key.key);
+    EXPECT_NE(key.field.set, nullptr);
+    EXPECT_NE(key.field.get, nullptr);
+    EXPECT_NE(key.error, GmacError::kNone);
+    EXPECT_FALSE(key.help.empty());
+    GmacParams p{kBase, kBasePhy};
+    key.field.set(p, key.field.get(p));
+    EXPECT_TRUE(same_dma_setup(p.mac, kBase));
+    EXPECT_EQ(p.phy, kBasePhy);
+  }
+}
+
 TEST(GmacParamsTest, FromTheDeviceTreesBootargs) {
-  fdt::testing::BlobBuilder b;
+  fdt::TreeWriter b;
   b.begin_node("")
       .begin_node("chosen")
       .property_string("bootargs", "console=ttyS0 starling.gmac=linux,txpbl=8")
       .end_node()
-      .end_node()
-      .end();
-  const auto blob = b.build();
+      .end_node();
+  const auto blob = b.finish();
   auto tree = fdt::DeviceTree::open(blob.data(), blob.size());
   ASSERT_TRUE(tree.ok());
-  const GmacChoice c = choose_gmac_params(&*tree, kBase);
+  const GmacChoice c = choose_gmac_params(&*tree, kBase, kBasePhy);
   ASSERT_EQ(c.error, GmacError::kNone);
   EXPECT_EQ(c.value, "linux,txpbl=8");
   EXPECT_EQ(c.params.tx_pbl, 8u);
   EXPECT_EQ(c.params.rx_pbl, 16u);
 
-  const GmacChoice none = choose_gmac_params(nullptr, kBase);
+  const GmacChoice none = choose_gmac_params(nullptr, kBase, kBasePhy);
   EXPECT_FALSE(none.found);
   expect_sddf(none.params);
-  expect_phy_kept(none.params);
+  expect_phy_kept(none.params, none.phy);
 }
 
 }  // namespace

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "kernel/fdt/blob_builder.h"
+#include "kernel/fdt/tree_writer.h"
 
 namespace starling::board {
 namespace {
 
-using fdt::testing::BlobBuilder;
+using fdt::TreeWriter;
 
 constexpr hal::MacAddress kBoardMac{{0x6c, 0xcf, 0x39, 0x00, 0x75, 0x6a}};
 constexpr hal::MacAddress kOtherMac{{0x02, 0x00, 0x00, 0x00, 0x00, 0x01}};
@@ -53,7 +53,7 @@ struct TreeSpec {
 };
 
 std::vector<std::byte> build(const TreeSpec& spec) {
-  BlobBuilder b;
+  TreeWriter b;
   b.begin_node("").property_cells("#address-cells", {2}).property_cells("#size-cells", {2});
   if (spec.alias) b.begin_node("aliases").property_string("ethernet0", *spec.alias).end_node();
   if (spec.bootargs) b.begin_node("chosen").property_string("bootargs", *spec.bootargs).end_node();
@@ -66,8 +66,8 @@ std::vector<std::byte> build(const TreeSpec& spec) {
   if (spec.gmac1_local) b.property("local-mac-address", *spec.gmac1_local);
   b.end_node();
   b.end_node();  // soc
-  b.end_node().end();
-  return b.build();
+  b.end_node();
+  return b.finish();
 }
 
 MacChoice choose(const std::vector<std::byte>& blob) {

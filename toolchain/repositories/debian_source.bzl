@@ -1,11 +1,11 @@
 """A repository made of a pinned Debian source package's upstream tarball.
 
-`apt-get source --download-only NAME=VERSION` (apt's own source client, so
-the archive and deb-src entries configured on this machine are used) fetches
-the .dsc, the .orig tarball and the Debian diff into a scratch directory. Only
-the .orig tarball (the upstream source) is used: its sha256 is checked against
-the pin in toolchain/pins.bzl and it is extracted, top directory stripped, into
-the repository. Debian's patches are not applied; the project's own are
+`apt-get source --download-only --tar-only NAME=VERSION` (apt's own source
+client, so the archive and deb-src entries configured on this machine are
+used) fetches the .orig tarball (the upstream source) into a scratch
+directory, and apt checks it against the signed source index; then its
+sha256 is checked against the pin in toolchain/pins.bzl and it is extracted,
+top directory stripped, into the repository. Debian's patches are not applied; the project's own are
 (`patches`, in order, each with `patch -p1`): fixes to the pinned source,
 each named by what it fixes and tested on its own (net/lwip/patches/).
 A patched file is turned to LF first (lwIP 2.1.3's files had CRLF line
@@ -70,7 +70,10 @@ def _fetch(rctx, cache):
     if rctx.os.environ.get("APT_CONFIG"):
         apt_env["APT_CONFIG"] = rctx.os.environ["APT_CONFIG"]
     result = rctx.execute(
-        ["apt-get", "source", "--download-only", "-q", spec],
+        # --tar-only: the .orig tarball alone (apt still checks it against
+        # the signed source index); the .dsc and Debian's own diff are not
+        # used, and Debian 13's mirror paths for them come and go.
+        ["apt-get", "source", "--download-only", "--tar-only", "-q", spec],
         working_directory = str(tmp),
         environment = apt_env,
         timeout = 600,

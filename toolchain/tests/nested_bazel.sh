@@ -49,7 +49,7 @@ outer_disk_cache() {
 reuse_repository_flags() {
   local ext repo
   ext=$(_outer_external)
-  for repo in starling_llvm starling_llvm22 picolibc googletest uboot_tools dtc mtools promtool lwip mbedtls http_parser buildifier; do
+  for repo in starling_llvm starling_llvm22 picolibc googletest uboot_tools dtc mtools promtool lwip mbedtls http_parser libfdt buildifier; do
     [[ -d "$ext/$repo" ]] && echo "--override_repository=$repo=$ext/$repo"
   done
   return 0
