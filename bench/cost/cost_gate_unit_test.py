@@ -12,7 +12,9 @@ BUDGETS = """# a comment
 margin *.busy_instructions_per_packet 5%
 margin size.* 1%
 margin size.echo.qemu.text 2%
+margin *.mmio_* 3%
 udp_echo.busy_instructions_per_packet 1000
+udp_echo.mmio_reads_per_packet 4.25
 size.echo.qemu.text 10000   # trailing comment
 size.echo.qemu.bss 500
 """
@@ -76,19 +78,32 @@ class BudgetsTest(unittest.TestCase):
         self.assertIn("lower the budget", {r[0]: r[5] for r in rows}["size.echo.qemu.bss"])
 
     def test_bad_lines_are_named(self):
-        with self.assertRaisesRegex(cost_gate.BudgetError, ":2: want '<figure> <whole number>'"):
+        with self.assertRaisesRegex(cost_gate.BudgetError, ":2: want '<figure> <number>'"):
             cost_gate.read_budgets(write("margin size.* 1%\nsize.x.text many\n"))
         with self.assertRaisesRegex(cost_gate.BudgetError, "no margin line matches"):
             cost_gate.compare({"other": 1}, {"other": 1}, [])
 
+    def test_access_counts_have_two_decimals(self):
+        self.assertEqual(self.budgets["udp_echo.mmio_reads_per_packet"], 4.25)
+        rows, failed = cost_gate.compare({"udp_echo.mmio_reads_per_packet": 4.40},
+                                         {"udp_echo.mmio_reads_per_packet": 4.25}, self.margins)
+        self.assertEqual(failed, ["udp_echo.mmio_reads_per_packet"])  # 3.5% over a 3% margin
+        rows, failed = cost_gate.compare({"udp_echo.mmio_reads_per_packet": 4.35},
+                                         {"udp_echo.mmio_reads_per_packet": 4.25}, self.margins)
+        self.assertEqual(failed, [])
+        with self.assertRaisesRegex(cost_gate.BudgetError, ":2: want '<figure> <number>'"):
+            cost_gate.read_budgets(write("margin size.* 1%\nsize.x.text 1.234\n"))
+
     def test_update_keeps_comments_and_margins(self):
         cost_gate.write_budgets(self.path, self.lines,
-                                {"size.echo.qemu.text": 12345.2, "reflector.busy_instructions_per_packet": 99.5})
+                                {"size.echo.qemu.text": 12345.2, "reflector.busy_instructions_per_packet": 99.5,
+                                 "udp_echo.mmio_reads_per_packet": 5.123})
         text = open(self.path).read()
         self.assertIn("# a comment\nmargin *.busy_instructions_per_packet 5%", text)
         self.assertIn("size.echo.qemu.text 12346\n", text)
         self.assertIn("size.echo.qemu.bss 500\n", text)
         self.assertIn("reflector.busy_instructions_per_packet 100\n", text)
+        self.assertIn("udp_echo.mmio_reads_per_packet 5.13\n", text)
 
 
 class ElfTest(unittest.TestCase):

@@ -5,7 +5,7 @@
 #            [--legs echo,tcp,reflector,linux[,echo6][,tcp6][,host][,stream]]
 #            [--rates LIST]
 #            [--samples N] [--out DIR] [--host-echo P] [--iperf-launcher P]
-#            [--smoke | --cost FILE]
+#            [--smoke | --cost FILE | --profile DIR]
 #   bench.sh --check-smoke-csv FILE   (only the smoke test's CSV checks)
 #   (--legs host needs --host-echo: //apps/echo:host, the host board;
 #    --legs stream needs --iperf-launcher: //apps/iperf:qemu)
@@ -29,6 +29,13 @@
 # the reflector booted under -icount, each run at one fixed low rate for a
 # fixed packet count; busy guest instructions per packet written to FILE as
 # key=value lines. Any bad packet fails the run.
+# The cost runs also count the guest's MMIO reads and writes per packet
+# (QEMU's memory_region_ops_read/write trace events, switched on through the
+# QEMU monitor for each run only): <leg>.mmio_reads_per_packet and
+# <leg>.mmio_writes_per_packet in FILE, the trace in the output directory.
+# --profile DIR: the same runs with fewer packets under -singlestep, QEMU
+# logging every instruction's PC and symbol (-d exec,nochain) beside the
+# MMIO trace, into DIR/<leg>.trace.log for bench/cost/cost_profile.py.
 # STARLING_BENCH_COST_RATE (default 20M,200M): the rates of each QEMU leg's
 # -icount cost runs, e.g. 1G,2G for instructions per packet at saturation.
 # Needs root (ip netns, TAP). Namespaces are named sbe<pid>..., deleted on
@@ -64,6 +71,7 @@ warmup=500
 cooldown=500
 smoke=0
 cost_file=""
+profile_dir=""
 out="${BENCH_OUT:-/tmp/starling-bench-echo}"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -79,6 +87,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --smoke) smoke=1; shift ;;
     --cost) cost_file=${2:?--cost needs a file}; shift 2 ;;
+    --profile) profile_dir=${2:?--profile needs a directory}; shift 2 ;;
     --check-smoke-csv) check_smoke_csv "${2:?--check-smoke-csv needs a file}"; exit ;;
     -h|--help) usage ;;
     *) echo "bench.sh: unknown argument '$1'" >&2; usage ;;
@@ -114,9 +123,15 @@ if [[ $smoke -eq 1 ]]; then
   warmup=20
   cooldown=20
 fi
+if [[ -n "$profile_dir" ]]; then
+  [[ $smoke -eq 0 && -z "$cost_file" ]] || { echo "bench.sh: --profile goes with neither --smoke nor --cost" >&2; exit 2; }
+  mkdir -p "$profile_dir"
+  out=$(cd "$profile_dir" && pwd)
+  cost_file="$out/figures.txt"
+fi
 if [[ -n "$cost_file" ]]; then
   [[ $smoke -eq 0 ]] || { echo "bench.sh: --smoke and --cost do not go together" >&2; exit 2; }
-  out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-cost"
+  [[ -n "$profile_dir" ]] || out="${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}/bench-cost"
   legs="cost"
 fi
 mkdir -p "$out"
@@ -141,6 +156,7 @@ cleanup() {
   for ns in "${namespaces[@]}"; do
     ip netns del "$ns" 2>/dev/null || true
   done
+  [[ -z "${monitor_dir:-}" ]] || rm -rf "$monitor_dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -476,36 +492,107 @@ leg_stream() {
 # Paced alone, a loaded host's late wake-ups sent packets in pairs: the
 # figures moved by -20% (the reflector) to +14% (TCP echo). Instructions,
 # never time.
-readonly gate_rate=10M
-readonly gate_samples=1000
+gate_rate=10M
+gate_samples=1000
+gate_warmup=100
+gate_cooldown=100
+if [[ -n "$profile_dir" ]]; then
+  # Every instruction logged: a run of 240 packets is ~1.5 M lines. QEMU
+  # logging each instruction runs ~50 times slower: at 10 Mb/s the next
+  # frame arrived before the guest went idle (the reflector then took no
+  # interrupt at all), so the profile paces packets 12 ms apart.
+  gate_rate=1M
+  gate_samples=200
+  gate_warmup=20
+  gate_cooldown=20
+fi
+
+# The QEMU monitor of the guest booted for the cost runs (a UNIX socket in
+# $out): the MMIO trace, and under --profile the instruction log, are on
+# only while a run's packets flow, each run into its own $out/<run>.trace.log.
+# A UNIX socket's path must fit 108 bytes, which a test's output directory
+# does not: the sockets live in a short private directory of their own.
+# (made by leg_cost: monitor_args runs in a command substitution's subshell).
+monitor_dir=""
+monitor_args() {
+  echo -D "$out/$1.qemu.log" -monitor "unix:$monitor_dir/$1,server,nowait"
+  [[ -z "$profile_dir" ]] || echo -singlestep -d nochain
+}
+monitor_socket=""
+monitor() {
+  printf '%s\n' "$@" | socat -t 1 - "UNIX-CONNECT:$monitor_socket" >/dev/null
+}
+trace_window() {
+  local name="$1" state="$2" exec_log=""
+  [[ -z "$profile_dir" ]] || exec_log=",exec"
+  if [[ "$state" == on ]]; then
+    monitor "logfile $out/$name.trace.log" "log nochain$exec_log" \
+      "trace-event memory_region_ops_read on" "trace-event memory_region_ops_write on"
+  else
+    monitor "trace-event memory_region_ops_read off" "trace-event memory_region_ops_write off" \
+      "log nochain" "logfile $out/between.log"
+  fi
+}
+
+# Under --profile the guest is slow enough that the boot probe's extra
+# packets are still queued when it answers the first: they must be echoed
+# before the first run's window opens, or they are counted in it.
+settle() {
+  [[ -z "$profile_dir" ]] || sleep 3
+}
+
 gate_run() {
   local name="$1" ns="$2"
   shift 2
-  local stats="$out/$name.stats" csv="$out/$name.csv" figure bad
-  rm -f "$stats"
+  local stats="$out/$name.stats" csv="$out/$name.csv" figure=profile bad packets reads writes
+  # The profile asks the guest for no stats: formatting the stats line
+  # costs more than a hundred packets do, and it would sit in the window.
+  local stats_args=(--stats --stats-file "$stats")
+  [[ -z "$profile_dir" ]] || stats_args=()
+  rm -f "$stats" "$out/$name.trace.log"
+  trace_window "$name" on
   if ! loadgen_in "$ns" --target "$guest_ip" "$@" --rates "$gate_rate" --samples "$gate_samples" \
-      --closed-loop --warmup 100 --cooldown 100 --max-seconds 60 --drain-ms 300 --stats \
-      --stats-file "$stats" >"$csv"; then
+      --closed-loop --warmup "$gate_warmup" --cooldown "$gate_cooldown" --max-seconds 120 \
+      --drain-ms 300 "${stats_args[@]}" >"$csv"; then
     note "cost: $name: loadgen failed"
     return 1
   fi
+  trace_window "$name" off
   bad=$(awk -F, 'NR == 2 { print $10 }' "$csv")
-  figure=$(sed -n 's/.* busy_instructions_per_packet=\([0-9.]*\).*/\1/p' "$stats" | tail -1)
+  [[ -n "$profile_dir" ]] ||
+    figure=$(sed -n 's/.* busy_instructions_per_packet=\([0-9.]*\).*/\1/p' "$stats" | tail -1)
   if [[ "$bad" != 0 || -z "$figure" ]]; then
     note "cost: $name: ${bad:-?} bad packets, busy_instructions_per_packet '${figure}'; row and stats:"
     cat "$csv" "$stats" >&2
     return 1
   fi
-  echo "$name.busy_instructions_per_packet=$figure" >>"$cost_file"
-  note "cost: $name: $figure busy guest instructions per packet ($(grep -o 'netif_wakeups_per_packet=[0-9.]*\|nic_interrupts_per_packet=[0-9.]*\|frames_per_batch=[0-9.]*' "$stats" | tr '\n' ' '))"
+  # Closed loop, no bad packet: every packet of the warm-up, the samples and
+  # the cool-down went out and came back inside the window (the two stats
+  # queries too, a fixed handful of accesses in the figure).
+  packets=$((gate_warmup + gate_samples + gate_cooldown))
+  echo "$name.packets=$packets" >>"$cost_file"
+  reads=$(grep -c '^memory_region_ops_read ' "$out/$name.trace.log" || true)
+  writes=$(grep -c '^memory_region_ops_write ' "$out/$name.trace.log" || true)
+  if [[ -z "$reads" || "$reads" -eq 0 ]]; then
+    note "cost: $name: no MMIO access in $out/$name.trace.log (is QEMU's monitor answering?)"
+    return 1
+  fi
+  [[ -n "$profile_dir" ]] || echo "$name.busy_instructions_per_packet=$figure" >>"$cost_file"
+  awk -v n="$name" -v r="$reads" -v w="$writes" -v p="$packets" 'BEGIN {
+      printf "%s.mmio_reads_per_packet=%.2f\n%s.mmio_writes_per_packet=%.2f\n", n, r / p, n, w / p }' >>"$cost_file"
+  note "cost: $name: $figure busy guest instructions per packet, $reads MMIO reads and $writes writes in $packets packets ($(grep -o 'netif_wakeups_per_packet=[0-9.]*\|nic_interrupts_per_packet=[0-9.]*\|frames_per_batch=[0-9.]*' "$stats" | tr '\n' ' '))"
 }
 
 leg_cost() {
   local ns="${prefix}c"
   make_tap_ns "$ns"
   : >"$cost_file"
+  monitor_dir=$(mktemp -d /tmp/sbe-monitor.XXXXXX)
+  # shellcheck disable=SC2046
   boot_and_probe echo "$ns" "$echo_launcher" STARLING_ECHO_NETDEV "$out/echo.console.log" \
-    "${icount_args[@]}" -- --util-port 0 || return 1
+    "${icount_args[@]}" $(monitor_args echo) -- --util-port 0 || return 1
+  monitor_socket="$monitor_dir/echo"
+  settle
   gate_run udp_echo "$ns" --util-port 0 || return 1
   gate_run tcp_echo "$ns" --transport tcp --port 1236 --util-port 0 || return 1
   # The same over IPv6, to the guest's link-local address: a 1452-byte
@@ -516,8 +603,11 @@ leg_cost() {
     --util-port 0 || return 1
   stop_pid "$guest_pid"
   local raw=(--transport raw --iface tap0 --dst-mac "$guest_mac" --src-ip "$tap_ip" --util-port 0)
+  # shellcheck disable=SC2046
   boot_and_probe reflector "$ns" "$reflector_launcher" STARLING_REFLECTOR_NETDEV \
-    "$out/reflector.console.log" "${icount_args[@]}" -- "${raw[@]}" || return 1
+    "$out/reflector.console.log" "${icount_args[@]}" $(monitor_args reflector) -- "${raw[@]}" || return 1
+  monitor_socket="$monitor_dir/reflector"
+  settle
   gate_run reflector "$ns" "${raw[@]}" || return 1
   stop_pid "$guest_pid"
 }
