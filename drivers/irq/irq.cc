@@ -16,8 +16,26 @@ struct Slot {
   std::uint64_t count = 0;  // deliveries since attach
 };
 
+// A source per bit (kept out of Slot: two bools there were 2 KiB of .bss).
+class SourceSet {
+ public:
+  bool has(std::uint32_t source) const { return (words_[source / 64] >> (source % 64)) & 1; }
+  void set(std::uint32_t source, bool on) {
+    const std::uint64_t bit = std::uint64_t{1} << (source % 64);
+    words_[source / 64] = on ? words_[source / 64] | bit : words_[source / 64] & ~bit;
+  }
+  void clear() { words_.fill(0); }
+
+ private:
+  std::array<std::uint64_t, 4> words_{};
+};
+
 constinit const Plic* controller = nullptr;
 constinit std::array<Slot, kMaxSources> slots{};
+// Claimed by dispatch() and not completed yet: the PLIC's gateway for the
+// source is closed, so it is not delivered again until unmask().
+constinit SourceSet claimed{};
+constinit SourceSet masked_sources{};  // disabled by mask()
 constinit std::uint64_t spurious = 0;
 
 bool usable(std::uint32_t source) {
@@ -43,6 +61,8 @@ void init(const Plic& plic) {
   InterruptsMasked masked;
   controller = &plic;
   slots.fill(Slot{});
+  claimed.clear();
+  masked_sources.clear();
   spurious = 0;
 }
 
@@ -57,9 +77,14 @@ Result<void> attach(std::uint32_t source, Handler handler, void* context, std::u
   if (slots[source].handler != nullptr) {
     return Unexpected(Error::kBusy);
   }
+  // A source claimed while it had no handler still has its gateway closed:
+  // complete it once enabled, or it would never be delivered.
   slots[source] = Slot{handler, context};
   controller->set_priority(source, priority);
   controller->enable(source);
+  masked_sources.set(source, false);
+  if (claimed.has(source)) controller->complete(source);
+  claimed.set(source, false);
   return {};
 }
 
@@ -68,22 +93,41 @@ void detach(std::uint32_t source) {
     return;
   }
   InterruptsMasked masked;
+  // Reopen a gateway left closed (completion counts only while enabled),
+  // then disable: a later attach starts from a clean source.
+  if (claimed.has(source)) {
+    controller->enable(source);
+    controller->complete(source);
+  }
   controller->disable(source);
   controller->set_priority(source, 0);
   slots[source] = Slot{};
+  claimed.set(source, false);
+  masked_sources.set(source, false);
 }
 
 void mask(std::uint32_t source) {
   if (usable(source)) {
     InterruptsMasked masked;
     controller->disable(source);
+    masked_sources.set(source, true);
   }
 }
 
+// The common call, once per wake-up of a driver: one completion write when
+// the source was delivered, nothing when it was not (the driver re-arms
+// before every sleep), the enable word touched only after mask().
 void unmask(std::uint32_t source) {
-  if (usable(source) && slots[source].handler != nullptr) {
-    InterruptsMasked masked;
-    controller->enable(source);
+  if (!usable(source) || slots[source].handler == nullptr) return;
+  if (!claimed.has(source) && !masked_sources.has(source)) return;
+  InterruptsMasked masked;
+  if (masked_sources.has(source)) {
+    controller->enable(source);  // before completing: completion needs it enabled
+    masked_sources.set(source, false);
+  }
+  if (claimed.has(source)) {
+    controller->complete(source);
+    claimed.set(source, false);
   }
 }
 
@@ -95,18 +139,25 @@ std::uint32_t dispatch() {
   if (source == 0) {
     return 0;
   }
-  const Slot slot = usable(source) ? slots[source] : Slot{};
+  // One-shot delivery without touching the enable word: the claim closes
+  // the source's gateway and only its completion reopens it (PLIC spec,
+  // "Interrupt Gateways" and "Interrupt Completion"), so the completion
+  // waits for unmask(). A claim here and a completion there are the PLIC's
+  // two accesses per interrupt, as Linux's and sDDF's drivers pay; the
+  // enable / complete / disable this replaced were four more (two of them
+  // reads) on every delivery, and unmask's enable two more.
+  if (!usable(source)) {
+    ++spurious;  // past the registry's table: never completed, stays closed
+    return source;
+  }
+  Slot& slot = slots[source];
+  claimed.set(source, true);
   if (slot.handler != nullptr) {
-    ++slots[source].count;
+    ++slot.count;
     slot.handler(slot.context);
   } else {
-    ++spurious;
+    ++spurious;  // no handler: never completed (unmask refuses it), stays closed
   }
-  // Completion while the source is still enabled (a disabled source's
-  // completion is ignored: PLIC spec, "Interrupt Completion"), then mask it: one-shot delivery.
-  controller->enable(source);
-  controller->complete(source);
-  controller->disable(source);
   return source;
 }
 

@@ -16,10 +16,11 @@ namespace starling::irq {
 // The controller the board set up (Plic::init done). Forgets every handler.
 void init(const Plic& plic);
 
-// The external-interrupt trap: claims one source, runs its handler, completes
-// and masks it. Returns the source (0 if the PLIC had nothing, which happens:
-// another context may have claimed it). A claimed source with no handler is
-// counted in spurious_count() and stays masked.
+// The external-interrupt trap: claims one source and runs its handler; the
+// source stays claimed (its PLIC gateway closed: not delivered again) until
+// the driver's unmask() completes it. Returns the source (0 if the PLIC had
+// nothing, which happens: another context may have claimed it). A claimed
+// source with no handler is counted in spurious_count() and never completed.
 std::uint32_t dispatch();
 
 }  // namespace starling::irq

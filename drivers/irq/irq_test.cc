@@ -76,19 +76,50 @@ TEST_F(IrqTest, AttachRefusesBadArguments) {
   EXPECT_EQ(irq::attach(10, &record, &calls).error(), Error::kBusy);
 }
 
-TEST_F(IrqTest, DispatchCallsHandlerCompletesAndMasks) {
+// The handler runs between the claim and anything dispatch() does after it:
+// it clears the claim/complete word, so a completion written afterwards
+// would show there.
+void record_and_clear_claim(void* context) {
+  record(context);
+  auto* calls = static_cast<Calls*>(context);
+  calls->fixture->at(kClaim) = 0;
+}
+
+TEST_F(IrqTest, DispatchCallsHandlerAndCompletesOnlyAtUnmask) {
   Calls calls{.fixture = this};
-  ASSERT_TRUE(irq::attach(10, &record, &calls).ok());
+  ASSERT_TRUE(irq::attach(10, &record_and_clear_claim, &calls).ok());
   at(kClaim) = 10;  // the PLIC offers source 10
   EXPECT_EQ(irq::dispatch(), 10u);
   EXPECT_EQ(calls.count, 1);
   EXPECT_EQ(irq::delivered_count(10), 1u);
   EXPECT_EQ(irq::delivered_count(11), 0u);
   EXPECT_TRUE(calls.source_enabled_during_call);
+  // One-shot: claimed, not completed (the PLIC's gateway stays closed) and
+  // the enable bit never touched.
+  EXPECT_EQ(at(kClaim), 0u);
+  EXPECT_TRUE(enabled(10));
+  irq::unmask(10);
   EXPECT_EQ(at(kClaim), 10u);  // completed with its id
-  EXPECT_FALSE(enabled(10));   // one-shot: masked until the driver unmasks
+  EXPECT_TRUE(enabled(10));
+  at(kClaim) = 0;
+  irq::unmask(10);  // nothing delivered since: nothing to complete
+  EXPECT_EQ(at(kClaim), 0u);
+}
+
+TEST_F(IrqTest, MaskDisablesAndUnmaskEnablesBeforeCompleting) {
+  Calls calls{.fixture = this};
+  ASSERT_TRUE(irq::attach(10, &record_and_clear_claim, &calls).ok());
+  irq::mask(10);
+  EXPECT_FALSE(enabled(10));
   irq::unmask(10);
   EXPECT_TRUE(enabled(10));
+  EXPECT_EQ(at(kClaim), 0u);  // nothing was claimed
+  at(kClaim) = 10;
+  EXPECT_EQ(irq::dispatch(), 10u);
+  irq::mask(10);
+  irq::unmask(10);  // enabled again, then completed (a disabled source's completion is ignored)
+  EXPECT_TRUE(enabled(10));
+  EXPECT_EQ(at(kClaim), 10u);
 }
 
 TEST_F(IrqTest, NothingPendingCallsNothing) {
@@ -100,24 +131,33 @@ TEST_F(IrqTest, NothingPendingCallsNothing) {
   EXPECT_TRUE(enabled(10));
 }
 
-TEST_F(IrqTest, UnhandledSourceIsCountedAndMasked) {
+TEST_F(IrqTest, UnhandledSourceIsCountedAndNeverCompleted) {
   at(kEnable) = 1u << 5;  // enabled behind the registry's back
   at(kClaim) = 5;
   EXPECT_EQ(irq::dispatch(), 5u);
   EXPECT_EQ(irq::spurious_count(), 1u);
+  at(kClaim) = 0;
+  irq::unmask(5);  // no handler: its gateway stays closed
+  EXPECT_EQ(at(kClaim), 0u);
+  // A handler attached later gets the source completed, or it would never fire.
+  Calls calls{.fixture = this};
+  ASSERT_TRUE(irq::attach(5, &record, &calls).ok());
   EXPECT_EQ(at(kClaim), 5u);
-  EXPECT_FALSE(enabled(5));
-  irq::unmask(5);  // no handler: stays masked
-  EXPECT_FALSE(enabled(5));
+  EXPECT_TRUE(enabled(5));
 }
 
 TEST_F(IrqTest, DetachMasksAndFrees) {
-  Calls calls;
-  ASSERT_TRUE(irq::attach(10, &record, &calls).ok());
+  Calls calls{.fixture = this};
+  ASSERT_TRUE(irq::attach(10, &record_and_clear_claim, &calls).ok());
   irq::detach(10);
   EXPECT_FALSE(enabled(10));
   EXPECT_EQ(at(4 * 10), 0u);
-  EXPECT_TRUE(irq::attach(10, &record, &calls).ok());
+  EXPECT_TRUE(irq::attach(10, &record_and_clear_claim, &calls).ok());
+  at(kClaim) = 10;
+  EXPECT_EQ(irq::dispatch(), 10u);
+  irq::detach(10);  // delivered, not completed: detach reopens the gateway
+  EXPECT_EQ(at(kClaim), 10u);
+  EXPECT_FALSE(enabled(10));
 }
 
 TEST(IrqEmptyPlicTest, NoSourceCanBeAttached) {

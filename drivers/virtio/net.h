@@ -226,6 +226,9 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   hal::MacAddress mac_;
   hal::LinkState link_ = hal::LinkState::kDown;
   hal::NicStats stats_;
+  // A reset that failed: service_device() reads Status on every call until
+  // one succeeds (otherwise only after a configuration-change interrupt).
+  bool reset_owed_ = false;
   bool attached_ = false;
 };
 

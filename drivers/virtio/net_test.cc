@@ -389,6 +389,21 @@ TEST_F(NetTest, BadUsedEntriesAreCountedAndBuffersReposted) {
 // Config change: the link goes down, wait_for_work() returns and the driver
 // has re-read the status. Device needs reset: the driver resets and
 // re-initialises; a buffer the stack held stays held and can be released.
+// Status is read for DEVICE_NEEDS_RESET only after a configuration-change
+// interrupt (the device raises one with it): never on a frame's wake-up.
+TEST_F(NetTest, FrameWakeUpReadsNoStatus) {
+  ASSERT_TRUE(init().ok());
+  const std::uint64_t before = device_.status_reads;
+  ASSERT_TRUE(device_.deliver(frame_of(1, 60)));
+  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  hal::RxFrame held[1];
+  ASSERT_EQ(net_.receive(held), 1u);
+  EXPECT_EQ(device_.status_reads, before);
+  device_.set_link(false);  // a configuration change: Status looked at once
+  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  EXPECT_EQ(device_.status_reads, before + 1);
+}
+
 TEST_F(NetTest, ConfigChangeAndNeedsReset) {
   ASSERT_TRUE(init().ok());
   ASSERT_TRUE(device_.deliver(frame_of(1, 60)));

@@ -9,12 +9,14 @@
 // and drivers attach handlers through this interface; the board links its
 // implementation (the PLIC registry, drivers/irq) and sets it up.
 //
-// Delivery is one-shot: when a source's interrupt arrives, its handler runs,
-// the source is completed at the controller and left masked. The handler only
-// marks something ready (e.g. signals the driver's InterruptSource); the
-// driver's task drains the device and calls unmask() to take the next
-// interrupt. So a level-triggered device that stays asserted cannot storm the
-// hart, and handlers never touch the controller.
+// Delivery is one-shot: when a source's interrupt arrives, its handler runs
+// and the source is left claimed (on the PLIC: its gateway closed, no
+// further delivery). The handler only marks something ready (e.g. signals
+// the driver's InterruptSource); the driver's task drains the device and
+// calls unmask() to take the next interrupt (on the PLIC: the completion).
+// So a level-triggered device that stays asserted cannot storm the hart,
+// handlers never touch the controller, and an interrupt costs the
+// controller two accesses (claim and complete).
 namespace starling::irq {
 
 using Handler = void (*)(void* context);
@@ -29,7 +31,9 @@ Result<void> attach(std::uint32_t source, Handler handler, void* context,
 // Masks `source` and forgets its handler.
 void detach(std::uint32_t source);
 
-// Stop / resume delivering `source`. Safe from tasks and from handlers.
+// Stop / resume delivering `source`: mask() disables it; unmask() enables
+// it again if masked and completes it if delivered (cheap otherwise, so a
+// driver calls it before every sleep). Safe from tasks and from handlers.
 void mask(std::uint32_t source);
 void unmask(std::uint32_t source);
 

@@ -63,6 +63,7 @@ class FakeNetDevice final : public mmio::RegisterBus {
   std::uint64_t rx_filtered = 0;  // frames the filter dropped
   std::uint64_t rx_dropped_no_buffer = 0;
   std::uint64_t raised = 0;
+  std::uint64_t status_reads = 0;  // the driver's reads of Status (a costly MMIO read)
   std::uint64_t driver_features = 0;
   std::uint32_t status = 0;
 
@@ -179,6 +180,7 @@ class FakeNetDevice final : public mmio::RegisterBus {
       case MmioReg::kInterruptStatus:
         return interrupt_status_;
       case MmioReg::kStatus:
+        ++status_reads;
         return status;
       case MmioReg::kConfigGeneration:
         return restless_config ? ++generation_ : generation_;
