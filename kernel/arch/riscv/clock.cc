@@ -37,10 +37,23 @@ void read_stimecmp() {
   (void)csr_read<Csr::kStimecmp>();
 }
 
+// The compare value last written (0 before the first: firmware's is unknown),
+// and how many writes there were.
+constinit std::uint64_t armed_ticks = 0;
+constinit std::uint64_t programmings = 0;
+
 // Where the hart compares: stimecmp directly with Sstc, else an ecall to
 // firmware (which programs mtimecmp, or stimecmp itself). Either way a pending
-// timer interrupt is cleared once the new value lies in the future.
+// timer interrupt is cleared once the new value lies in the future. The
+// executor sets its wake-up before every sleep, mostly to the deadline it
+// had (lwIP's next timeout did not move): the compare already holds it, and
+// without Sstc (the Star64's U74) each write is an ecall into firmware, so
+// an unchanged value is not written again. An unchanged value in the past
+// left its interrupt pending, so nothing is lost.
 void arm(std::uint64_t ticks) {
+  if (ticks == armed_ticks) return;
+  armed_ticks = ticks;
+  ++programmings;
   if (sstc) {
     csr_write<Csr::kStimecmp>(ticks);
   } else {
@@ -101,6 +114,10 @@ void set_wakeup_handler(InterruptHandler handler, void* context) {
 
 bool clock_uses_sstc() {
   return sstc;
+}
+
+std::uint64_t timer_programmings() {
+  return programmings;
 }
 
 std::uint64_t timebase_hz() {

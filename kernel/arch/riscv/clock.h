@@ -24,6 +24,11 @@ void set_wakeup_handler(InterruptHandler handler, void* context);
 // True if clock_init() found Sstc (stimecmp usable from S-mode).
 bool clock_uses_sstc();
 
+// How many times the timer's compare value was written since boot (with SBI
+// TIME, each an ecall into firmware): a wake-up set again to the deadline
+// already armed writes nothing.
+std::uint64_t timer_programmings();
+
 std::uint64_t timebase_hz();
 
 // Conversions with the board's timebase. ticks_from_ns rounds up, so a wake-up

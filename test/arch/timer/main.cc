@@ -74,9 +74,23 @@ int starling_app_main(const BootInfo& /*boot*/) {
   print_value(", early ", early, "");
   print_value(", latest wake-up ", max_late_ns / 1000, " us after its deadline\n");
 
+  // The executor sets its wake-up before every sleep, mostly to the
+  // deadline already armed: that writes the compare (an ecall without Sstc)
+  // once, not each time; a new deadline and "none" write it again, once.
+  const std::uint64_t far = hal::now_ns() + 1'000'000'000;
+  const std::uint64_t before = riscv::timer_programmings();
+  for (int i = 0; i < 100; ++i) hal::set_wakeup(far);
+  const std::uint64_t same_deadline = riscv::timer_programmings() - before;
+  hal::set_wakeup(far + kPeriodNs);
+  hal::set_wakeup(hal::kNoDeadline);
+  hal::set_wakeup(hal::kNoDeadline);
+  const std::uint64_t all = riscv::timer_programmings() - before;
+  print_value("timer: compare writes: 100 wake-ups at one deadline ", same_deadline, "");
+  print_value(", then a new deadline and twice none ", all - same_deadline, "\n");
+
   const std::uint64_t floor_ns = kWakeups * kPeriodNs;
   const bool ok = wakeups == kWakeups && early == 0 && elapsed_ns >= floor_ns &&
-                  elapsed_ns < 3 * floor_ns && masked_after_idle;
+                  elapsed_ns < 3 * floor_ns && masked_after_idle && same_deadline == 1 && all == 3;
   console::print(ok ? "timer: PASS\n" : "timer: FAIL\n");
   return ok ? 0 : 1;
 }
