@@ -2,6 +2,7 @@
 #define STARLING_DRIVERS_VIRTIO_NET_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -63,12 +64,12 @@
 // buffer goes back to the RX ring when that descriptor is used
 // (nic::RingDriver's loans).
 //
-// Interrupts: the PLIC source (irq::, one-shot) signals an InterruptSource;
-// wait_for_work() acknowledges InterruptStatus, handles config changes and
-// DEVICE_NEEDS_RESET, and sleeps only after turning queue interrupts back on
-// and finding nothing. While the stack is draining, RX interrupts are off
-// (VIRTQ_AVAIL_F_NO_INTERRUPT); TX interrupts are on only while the TX ring
-// is full and someone waits for room.
+// Interrupts: the PLIC source (irq::, one-shot) runs on_interrupt(), which
+// acknowledges InterruptStatus in the trap and signals an InterruptSource;
+// wait_for_work() handles the causes (config changes, DEVICE_NEEDS_RESET), and sleeps only after
+// turning queue interrupts back on and finding nothing. While the stack is draining, RX interrupts
+// are off (VIRTQ_AVAIL_F_NO_INTERRUPT); TX interrupts are on only while the TX ring is full and
+// someone waits for room.
 namespace starling::virtio {
 
 class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
@@ -139,6 +140,8 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   bool has_control_queue() const { return ctrl_usable_; }
 
  private:
+  // The interrupt handler (trap context); `self` is the Net.
+  static void on_interrupt(void* self);
   struct QueueMemory {
     mem::PhysAddr rings = 0;
     mem::PhysAddr buffers = 0;
@@ -229,6 +232,8 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
   // A reset that failed: service_device() reads Status on every call until
   // one succeeds (otherwise only after a configuration-change interrupt).
   bool reset_owed_ = false;
+  // Causes the trap acknowledged and service_device() has not handled yet.
+  std::atomic<std::uint32_t> pending_causes_{0};
   bool attached_ = false;
 };
 

@@ -391,14 +391,22 @@ TEST_F(NetTest, BadUsedEntriesAreCountedAndBuffersReposted) {
 // re-initialises; a buffer the stack held stays held and can be released.
 // Status is read for DEVICE_NEEDS_RESET only after a configuration-change
 // interrupt (the device raises one with it): never on a frame's wake-up.
+// InterruptStatus is read once per interrupt, in the trap that acknowledges
+// it (on_interrupt), and not again by the task it wakes.
 TEST_F(NetTest, FrameWakeUpReadsNoStatus) {
   ASSERT_TRUE(init().ok());
   const std::uint64_t before = device_.status_reads;
+  const std::uint64_t interrupts_before = device_.raised;
+  const std::uint64_t causes_before = device_.interrupt_status_reads;
   ASSERT_TRUE(device_.deliver(frame_of(1, 60)));
+  // Acknowledged by the trap itself, before any task ran.
+  EXPECT_EQ(device_.interrupt_status(), 0u);
+  EXPECT_EQ(device_.interrupt_status_reads - causes_before, device_.raised - interrupts_before);
   ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
   hal::RxFrame held[1];
   ASSERT_EQ(net_.receive(held), 1u);
   EXPECT_EQ(device_.status_reads, before);
+  EXPECT_EQ(device_.interrupt_status_reads - causes_before, device_.raised - interrupts_before);
   device_.set_link(false);  // a configuration change: Status looked at once
   ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
   EXPECT_EQ(device_.status_reads, before + 1);

@@ -63,7 +63,9 @@ class FakeNetDevice final : public mmio::RegisterBus {
   std::uint64_t rx_filtered = 0;  // frames the filter dropped
   std::uint64_t rx_dropped_no_buffer = 0;
   std::uint64_t raised = 0;
-  std::uint64_t status_reads = 0;  // the driver's reads of Status (a costly MMIO read)
+  // The driver's reads of Status and InterruptStatus (each a costly MMIO read).
+  std::uint64_t status_reads = 0;
+  std::uint64_t interrupt_status_reads = 0;
   std::uint64_t driver_features = 0;
   std::uint32_t status = 0;
 
@@ -178,6 +180,7 @@ class FakeNetDevice final : public mmio::RegisterBus {
       case MmioReg::kQueueReady:
         return queue_sel_ < 3 ? queues_[queue_sel_].ready : 0;
       case MmioReg::kInterruptStatus:
+        ++interrupt_status_reads;
         return interrupt_status_;
       case MmioReg::kStatus:
         ++status_reads;
