@@ -35,8 +35,8 @@ constexpr std::uint32_t kInterruptsAlways = dma_status::kNis | dma_status::kAis 
 
 constexpr std::uint64_t kFourGiB = std::uint64_t{1} << 32;
 
-// Trap context: only mark the device ready (irq:: leaves the source masked
-// until wait_for_work() has acknowledged the device).
+// Trap context: the PLIC source stays claimed (irq::) until wait_for_work()
+// unmasks it; Dwmac::interrupt() acknowledges the device.
 void on_interrupt(void* driver) {
   static_cast<Dwmac*>(driver)->interrupt();
 }
@@ -610,7 +610,20 @@ void Dwmac::write_tx_tail() {
 
 // ---- interrupts, link, recovery ----
 
-Result<bool> Dwmac::service() {
+void Dwmac::interrupt() {
+  if (core_ready_) {
+    const std::uint32_t flags = regs_.read(kDmaCh0Status) & dma_status::kAllFlags;
+    if (flags != 0) {
+      regs_.write(kDmaCh0Status, flags);  // write 1 to clear: lowers the line
+      // DMA_CH0_STATUS before the descriptor loads the woken task makes.
+      barrier::after_mmio_read();
+      pending_status_.fetch_or(flags, std::memory_order_release);
+    }
+  }
+  interrupt_.signal();
+}
+
+void Dwmac::collect_missed_frames() {
   // Frames the MTL dropped while the RX DMA had no descriptors: MFC 10:0,
   // MFCO 15 = it overflowed. Clear-on-read (the databook's behaviour per the
   // model; docs/hardware/dwmac.md §4.1 marks it unconfirmed).
@@ -620,11 +633,29 @@ Result<bool> Dwmac::service() {
     driver_stats_.rx_missed_frames += count;
     stats_.rx_drops += count;
   }
-  const std::uint32_t status = regs_.read(kDmaCh0Status);
-  if ((status & dma_status::kAllFlags) == 0) return false;
-  regs_.write(kDmaCh0Status, status & dma_status::kAllFlags);  // write 1 to clear
-  // DMA_CH0_STATUS before the descriptor loads it prompts.
-  barrier::after_mmio_read();
+}
+
+Result<bool> Dwmac::service() {
+  // With an interrupt line the trap read and cleared DMA_CH0_STATUS
+  // (interrupt()): the task reads no register on a frame's wake-up, where
+  // DMA_CH0_STATUS and the missed-frame counter before each sleep and after
+  // each wake-up were four uncached reads per packet (docs/benchmarks.md,
+  // issue 49). Without one the device is polled as well (an owner of the
+  // line, as the host board, may still call interrupt()).
+  std::uint32_t status = pending_status_.exchange(0, std::memory_order_acquire);
+  if (irq_ == 0) {
+    const std::uint32_t polled = regs_.read(kDmaCh0Status) & dma_status::kAllFlags;
+    if (polled != 0) {
+      regs_.write(kDmaCh0Status, polled);  // write 1 to clear
+      // DMA_CH0_STATUS before the descriptor loads it prompts.
+      barrier::after_mmio_read();
+    }
+    status |= polled;
+  }
+  // The MTL drops frames only while RX has no descriptors (RBU), so the
+  // counter is read then, at every link poll, and on every polled pass.
+  if (irq_ == 0 || (status & dma_status::kRbu) != 0) collect_missed_frames();
+  if (status == 0) return false;
   if ((status & dma_status::kRbu) != 0) ++driver_stats_.rx_buffer_unavailable;
   if ((status & dma_status::kTbu) != 0) ++driver_stats_.tx_buffer_unavailable;
   if ((status & dma_status::kFbe) != 0) {
@@ -702,7 +733,10 @@ Result<bool> Dwmac::service_device() {
     next_link_poll_ns_ = hal::now_ns() + kLinkPollNs;
     const auto before = link_;
     const bool was_ready = core_ready_;
-    if (core_ready_) check_tx_progress();
+    if (core_ready_) {
+      check_tx_progress();
+      collect_missed_frames();
+    }
     auto polled = poll_link();
     if (!polled.ok()) return Unexpected(polled.error());
     work = work || !(before == link_) || core_ready_ != was_ready;
@@ -711,6 +745,11 @@ Result<bool> Dwmac::service_device() {
 }
 
 bool Dwmac::arm_interrupts(bool tx_full) {
+  // RI and TI latch while their interrupts are off (the frames just
+  // drained set them): left set, enabling would raise the line at once, a
+  // spurious interrupt per wake-up. Cleared first, by a write (1 clears;
+  // no read); the look after the enable finds what they stood for.
+  regs_.write(kDmaCh0Status, dma_status::kRi | dma_status::kTi | dma_status::kNis);
   // A frame that completed before the enable is seen by the look after it;
   // one after it interrupts.
   set_interrupts(kInterruptsAlways | dma_status::kRi | (tx_full ? dma_status::kTi : 0));

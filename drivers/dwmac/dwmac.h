@@ -2,6 +2,7 @@
 #define STARLING_DRIVERS_DWMAC_DWMAC_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -248,7 +249,12 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   const hal::NicStats& stats() const { return stats_; }
 
   // The macirq handler's work: trap-context safe (signals only).
-  void interrupt() { interrupt_.signal(); }
+  // The interrupt handler (trap context, or the host board's line owner):
+  // reads DMA_CH0_STATUS and clears what it found (write 1 to clear), as
+  // Linux's stmmac_interrupt does, keeps the flags for service(), and
+  // signals the waiting task. Touches no register while the core is in
+  // software reset.
+  void interrupt();
   // Asks the PHY; on a change turns the MAC's transmitter and receiver off
   // (and waits for both engines to go idle), and, if the link is up, sets
   // the PHY's TX clock inversion for the new speed, programs
@@ -296,9 +302,12 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   // At each link poll: counts a TX timeout (frames in flight, none
   // completed since the last poll) and reports the first.
   void check_tx_progress();
-  // Reads and acknowledges DMA_CH0_STATUS; recovers from a fatal bus error.
-  // True if the caller has something to look at.
+  // Handles the DMA_CH0_STATUS flags interrupt() acknowledged (read and
+  // acknowledged here when there is no interrupt line); recovers from a
+  // fatal bus error. True if the caller has something to look at.
   Result<bool> service();
+  // DMA_CH0_MISS_FRAME_CNT (clear on read) into the counters.
+  void collect_missed_frames();
   Result<void> recover();
   void lay_out_fresh_rings();
 
@@ -384,6 +393,8 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   DriverStats driver_stats_;
   bool attached_ = false;
   bool core_ready_ = false;
+  // DMA_CH0_STATUS flags interrupt() cleared and service() has not handled.
+  std::atomic<std::uint32_t> pending_status_{0};
   bool rings_ready_ = false;  // laid out for the next configure() (fresh, or kept by recover())
   SelfTest self_test_ = SelfTest::kNotRun;
   bool self_test_tried_ = false;
