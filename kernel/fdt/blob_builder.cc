@@ -78,9 +78,7 @@ BlobBuilder& BlobBuilder::property(std::string_view name, const std::vector<std:
 
 BlobBuilder& BlobBuilder::property_cells(std::string_view name,
                                          std::initializer_list<std::uint32_t> cells) {
-  std::vector<std::byte> value;
-  for (std::uint32_t cell : cells) append_be32(value, cell);
-  return property(name, value);
+  return property(name, encode_cells(cells));
 }
 
 BlobBuilder& BlobBuilder::property_string(std::string_view name, std::string_view text) {
@@ -89,12 +87,7 @@ BlobBuilder& BlobBuilder::property_string(std::string_view name, std::string_vie
 
 BlobBuilder& BlobBuilder::property_strings(std::string_view name,
                                            std::initializer_list<std::string_view> list) {
-  std::vector<std::byte> value;
-  for (std::string_view text : list) {
-    for (char c : text) value.push_back(static_cast<std::byte>(c));
-    value.push_back(std::byte{0});
-  }
-  return property(name, value);
+  return property(name, encode_strings(list));
 }
 
 BlobBuilder& BlobBuilder::word(std::uint32_t value) {

@@ -76,15 +76,28 @@ TreeWriter& TreeWriter::property(std::string_view name, std::span<const std::byt
   return *this;
 }
 
-TreeWriter& TreeWriter::property_cells(std::string_view name,
-                                       std::initializer_list<std::uint32_t> cells) {
+std::vector<std::byte> encode_cells(std::initializer_list<std::uint32_t> cells) {
   std::vector<std::byte> value;
   for (std::uint32_t cell : cells) {
     for (int shift = 24; shift >= 0; shift -= 8) {
       value.push_back(static_cast<std::byte>(cell >> shift));
     }
   }
-  return property(name, value);
+  return value;
+}
+
+std::vector<std::byte> encode_strings(std::initializer_list<std::string_view> list) {
+  std::vector<std::byte> value;
+  for (std::string_view text : list) {
+    for (char c : text) value.push_back(static_cast<std::byte>(c));
+    value.push_back(std::byte{0});
+  }
+  return value;
+}
+
+TreeWriter& TreeWriter::property_cells(std::string_view name,
+                                       std::initializer_list<std::uint32_t> cells) {
+  return property(name, encode_cells(cells));
 }
 
 TreeWriter& TreeWriter::property_string(std::string_view name, std::string_view text) {
@@ -93,12 +106,7 @@ TreeWriter& TreeWriter::property_string(std::string_view name, std::string_view 
 
 TreeWriter& TreeWriter::property_strings(std::string_view name,
                                          std::initializer_list<std::string_view> list) {
-  std::vector<std::byte> value;
-  for (std::string_view text : list) {
-    for (char c : text) value.push_back(static_cast<std::byte>(c));
-    value.push_back(std::byte{0});
-  }
-  return property(name, value);
+  return property(name, encode_strings(list));
 }
 
 std::vector<std::byte> TreeWriter::finish() {

@@ -16,6 +16,11 @@
 // write, comes from kernel/fdt/blob_builder.h.
 namespace starling::fdt {
 
+// Property values in the format's encodings (§2.2.4): <u32> cells
+// big-endian, a <stringlist> as NUL-terminated strings one after another.
+std::vector<std::byte> encode_cells(std::initializer_list<std::uint32_t> cells);
+std::vector<std::byte> encode_strings(std::initializer_list<std::string_view> list);
+
 class TreeWriter {
  public:
   TreeWriter();
