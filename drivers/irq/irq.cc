@@ -1,6 +1,7 @@
 #include "drivers/irq/irq.h"
 
 #include <array>
+#include <atomic>
 
 #include "kernel/hal/clock.h"
 
@@ -17,17 +18,36 @@ struct Slot {
 };
 
 // A source per bit (kept out of Slot: two bools there were 2 KiB of .bss).
+// Atomic words: the trap sets a bit while a task may be clearing another
+// in the same word, and an atomic OR / AND (one AMO instruction on RV64A)
+// needs no interrupt masking, which cost unmask() two out-of-line calls
+// per wake-up.
 class SourceSet {
  public:
-  bool has(std::uint32_t source) const { return (words_[source / 64] >> (source % 64)) & 1; }
-  void set(std::uint32_t source, bool on) {
-    const std::uint64_t bit = std::uint64_t{1} << (source % 64);
-    words_[source / 64] = on ? words_[source / 64] | bit : words_[source / 64] & ~bit;
+  bool has(std::uint32_t source) const {
+    return (word(source).load(std::memory_order_relaxed) >> (source % 64)) & 1;
   }
-  void clear() { words_.fill(0); }
+  void set(std::uint32_t source, bool on) {
+    if (on) {
+      word(source).fetch_or(bit(source), std::memory_order_relaxed);
+    } else {
+      word(source).fetch_and(~bit(source), std::memory_order_relaxed);
+    }
+  }
+  // Clears the source's bit; whether it was set.
+  bool take(std::uint32_t source) {
+    return (word(source).fetch_and(~bit(source), std::memory_order_relaxed) & bit(source)) != 0;
+  }
+  void clear() {
+    for (auto& w : words_) w.store(0, std::memory_order_relaxed);
+  }
 
  private:
-  std::array<std::uint64_t, 4> words_{};
+  static std::uint64_t bit(std::uint32_t source) { return std::uint64_t{1} << (source % 64); }
+  std::atomic<std::uint64_t>& word(std::uint32_t source) { return words_[source / 64]; }
+  const std::atomic<std::uint64_t>& word(std::uint32_t source) const { return words_[source / 64]; }
+
+  std::array<std::atomic<std::uint64_t>, 4> words_{};
 };
 
 constinit const Plic* controller = nullptr;
@@ -119,16 +139,14 @@ void mask(std::uint32_t source) {
 // before every sleep), the enable word touched only after mask().
 void unmask(std::uint32_t source) {
   if (!usable(source) || slots[source].handler == nullptr) return;
-  if (!claimed.has(source) && !masked_sources.has(source)) return;
-  InterruptsMasked masked;
-  if (masked_sources.has(source)) {
+  if (masked_sources.has(source)) {  // rare: after mask()
+    InterruptsMasked masked;
     controller->enable(source);  // before completing: completion needs it enabled
     masked_sources.set(source, false);
   }
-  if (claimed.has(source)) {
-    controller->complete(source);
-    claimed.set(source, false);
-  }
+  // The gateway stays closed until the completion, so no trap can claim the
+  // source again between the take and the write.
+  if (claimed.take(source)) controller->complete(source);
 }
 
 std::uint32_t dispatch() {
