@@ -612,15 +612,20 @@ void Dwmac::write_tx_tail() {
 
 void Dwmac::interrupt() {
   if (core_ready_) {
-    const std::uint32_t flags = regs_.read(kDmaCh0Status) & dma_status::kAllFlags;
-    if (flags != 0) {
-      regs_.write(kDmaCh0Status, flags);  // write 1 to clear: lowers the line
-      // DMA_CH0_STATUS before the descriptor loads the woken task makes.
-      barrier::after_mmio_read();
-      pending_status_.fetch_or(flags, std::memory_order_release);
-    }
+    const std::uint32_t flags = acknowledge_status();
+    if (flags != 0) pending_status_.fetch_or(flags, std::memory_order_release);
   }
   interrupt_.signal();
+}
+
+std::uint32_t Dwmac::acknowledge_status() {
+  const std::uint32_t flags = regs_.read(kDmaCh0Status) & dma_status::kAllFlags;
+  if (flags != 0) {
+    regs_.write(kDmaCh0Status, flags);  // write 1 to clear: lowers the line
+    // DMA_CH0_STATUS before the descriptor loads it prompts.
+    barrier::after_mmio_read();
+  }
+  return flags;
 }
 
 void Dwmac::collect_missed_frames() {
@@ -643,15 +648,7 @@ Result<bool> Dwmac::service() {
   // issue 49). Without one the device is polled as well (an owner of the
   // line, as the host board, may still call interrupt()).
   std::uint32_t status = pending_status_.exchange(0, std::memory_order_acquire);
-  if (irq_ == 0) {
-    const std::uint32_t polled = regs_.read(kDmaCh0Status) & dma_status::kAllFlags;
-    if (polled != 0) {
-      regs_.write(kDmaCh0Status, polled);  // write 1 to clear
-      // DMA_CH0_STATUS before the descriptor loads it prompts.
-      barrier::after_mmio_read();
-    }
-    status |= polled;
-  }
+  if (irq_ == 0) status |= acknowledge_status();
   // The MTL drops frames only while RX has no descriptors (RBU), so the
   // counter is read then, at every link poll, and on every polled pass.
   if (irq_ == 0 || (status & dma_status::kRbu) != 0) collect_missed_frames();

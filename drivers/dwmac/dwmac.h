@@ -308,6 +308,9 @@ class Dwmac : public nic::RingDriver<Dwmac, kDwmacRxBuffers> {
   Result<bool> service();
   // DMA_CH0_MISS_FRAME_CNT (clear on read) into the counters.
   void collect_missed_frames();
+  // Reads DMA_CH0_STATUS and clears the flags it found (interrupt()'s work;
+  // service()'s when the device is polled).
+  std::uint32_t acknowledge_status();
   Result<void> recover();
   void lay_out_fresh_rings();
 

@@ -74,14 +74,19 @@ constexpr int kConfigReadTries = 16;
 // between interrupts again then.
 void Net::on_interrupt(void* self) {
   Net& net = *static_cast<Net*>(self);
-  const std::uint32_t causes = net.device_.read(MmioReg::kInterruptStatus);
-  if (causes != 0) {
-    net.device_.write(MmioReg::kInterruptAck, causes);
-    // InterruptStatus before the ring loads the woken task makes.
-    barrier::after_mmio_read();
-  }
+  const std::uint32_t causes = net.acknowledge();
   if (causes != 0) net.pending_causes_.fetch_or(causes, std::memory_order_release);
   net.interrupt_.signal();
+}
+
+std::uint32_t Net::acknowledge() {
+  const std::uint32_t causes = device_.read(MmioReg::kInterruptStatus);
+  if (causes != 0) {
+    device_.write(MmioReg::kInterruptAck, causes);  // lowers the line
+    // InterruptStatus before the ring loads that follow.
+    barrier::after_mmio_read();
+  }
+  return causes;
 }
 
 bool Net::is_net_device(const MmioDevice& device) {
@@ -301,21 +306,12 @@ void Net::notify(std::uint32_t queue) const {
 
 Result<bool> Net::service_device() {
   bool happened = false;
-  std::uint32_t causes = 0;
-  if (irq_ != 0) {
-    // What the trap acknowledged (on_interrupt): one atomic swap, which a
-    // trap cannot split (masking interrupts around a plain exchange cost
-    // ~50 instructions a wake-up, two out-of-line calls).
-    causes = pending_causes_.exchange(0, std::memory_order_acquire);
-  } else {
-    // No interrupt line: the device is polled.
-    causes = device_.read(MmioReg::kInterruptStatus);
-    if (causes != 0) {
-      device_.write(MmioReg::kInterruptAck, causes);  // lowers the line
-      // InterruptStatus before the ring loads that follow.
-      barrier::after_mmio_read();
-    }
-  }
+  // What the trap acknowledged (on_interrupt): one atomic swap, which a
+  // trap cannot split (masking interrupts around a plain exchange cost ~50
+  // instructions a wake-up, two out-of-line calls). No interrupt line: the
+  // device is polled.
+  const std::uint32_t causes =
+      irq_ != 0 ? pending_causes_.exchange(0, std::memory_order_acquire) : acknowledge();
   if ((causes & kInterruptConfig) != 0) {
     ++stats_.config_changes;
     read_config();

@@ -142,6 +142,9 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
  private:
   // The interrupt handler (trap context); `self` is the Net.
   static void on_interrupt(void* self);
+  // Reads InterruptStatus and writes what it found to InterruptACK (the
+  // handler's work; service_device()'s when the device is polled).
+  std::uint32_t acknowledge();
   struct QueueMemory {
     mem::PhysAddr rings = 0;
     mem::PhysAddr buffers = 0;
