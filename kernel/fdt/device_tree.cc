@@ -29,6 +29,14 @@ constexpr bool overlap(std::size_t a_offset, std::size_t a_size, std::size_t b_o
 // Two cells hold a u64; more (PCI's three) would need a wider address type.
 constexpr std::uint32_t kMaxCells = 2;
 
+// Offsets handed in come from Nodes and Properties, which may be stale or
+// forged: anything above INT_MAX is refused before libfdt sees it, and
+// libfdt checks the rest (alignment, bounds, the token found there).
+std::optional<int> as_offset(std::size_t offset) {
+  if (offset > INT_MAX) return std::nullopt;
+  return static_cast<int>(offset);
+}
+
 }  // namespace
 
 Result<DeviceTree> DeviceTree::open(const void* blob, std::size_t limit) {
@@ -174,18 +182,6 @@ std::optional<Property> DeviceTree::property_at(int offset) const {
                   static_cast<std::size_t>(offset));
 }
 
-// Offsets handed in come from Nodes and Properties, which may be stale or
-// forged: anything above INT_MAX is refused before libfdt sees it, and
-// libfdt checks the rest (alignment, bounds, the token found there).
-namespace {
-
-std::optional<int> as_offset(std::size_t offset) {
-  if (offset > INT_MAX) return std::nullopt;
-  return static_cast<int>(offset);
-}
-
-}  // namespace
-
 std::optional<Property> DeviceTree::first_property(const Node& node) const {
   const std::optional<int> at = as_offset(node.offset);
   if (!at) return std::nullopt;
@@ -232,13 +228,9 @@ std::optional<Node> DeviceTree::parent(const Node& node) const {
   if (!at) return std::nullopt;
   if (node.depth == 1) return node_at(*at, Node::kNoParent, 0);
   // A Node records its parent but not the grandparent, and offsets carry no
-  // back links: libfdt's fdt_parent_offset() scans the tokens from offset 0
-  // for it, which works when the root is there (a blob may put NOPs first).
-  if (root_.offset == 0) {
-    const int grandparent = fdt_parent_offset(fdt(), *at);
-    if (grandparent < 0) return std::nullopt;
-    return node_at(*at, static_cast<std::size_t>(grandparent), node.depth - 1);
-  }
+  // back links: find the parent by walking down from the root (libfdt's
+  // fdt_parent_offset() scans from offset 0, but a blob may put NOPs before
+  // its root; it was no faster on malformed_test's walks either).
   std::optional<Node> found;
   for_each_node([&](const Node& candidate) {
     if (candidate.offset == node.parent) {
