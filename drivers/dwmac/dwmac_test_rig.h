@@ -132,7 +132,7 @@ class DwmacRig : public ::testing::Test, public async::testing::RuntimeFixture {
     }
   }
 
-  Result<void> wait() { return executor_.block_on(driver_.wait_for_work()); }
+  Result<void> wait() { return executor_.block_on(async::as_task(driver_.wait_for_work())); }
   // Frame `n` of `length` bytes out to the wire and the same frame in from
   // it, both intact: the port passes traffic both ways.
   void expect_traffic_both_ways(std::uint32_t n, std::size_t length) {

@@ -5,13 +5,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 
 #include "drivers/irq/irq.h"
-#include "kernel/async/as_task.h"
+#include "kernel/async/cancellable_wait.h"
 #include "kernel/async/interrupt_source.h"
 #include "kernel/async/task.h"
 #include "kernel/async/timeout.h"
+#include "kernel/hal/clock.h"
 #include "kernel/hal/nic.h"
 #include "kernel/lib/result.h"
 
@@ -45,7 +47,10 @@
 //                                 look: true when work arrived meanwhile
 //   void disarm_interrupts();     RX and TX completion interrupts off
 //   std::uint64_t wake_deadline_ns() const;  when to wake without an
-//                                 interrupt (a link poll), or 0: never
+//                                 interrupt (a link poll), or 0: not now.
+//                                 Optional: a device that interrupts on every
+//                                 change (virtio-net) leaves it out, and its
+//                                 wait has no timer path at all
 //   bool can_send_in_place(hal::RxHandle, std::span<const std::byte>) const;
 //                                 the frame lies where the device can send it
 //                                 from (inside the buffer, room for the
@@ -177,47 +182,110 @@ class RingDriver {
   // RX buffers lent to the TX ring right now.
   std::size_t rx_loans() const { return loans_out_; }
 
-  // hal::Nic::wait_for_work: returns when there is work (a frame received,
-  // room in a full TX ring, something the device reported), else sleeps on
-  // the device's interrupt. The ordering that loses no wake-up: interrupts
-  // on, then one more look (work that came before the enable is seen here,
-  // work after it interrupts), then the interrupt line unmasked, then the
-  // sleep. The stack drains with RX and TX interrupts off again.
-  async::Task<void> wait_for_work() {
-    Driver& d = driver();
-    for (;;) {
-      auto serviced = d.service_device();
-      if (!serviced.ok()) co_return Unexpected(serviced.error());
-      const bool ready = d.rings_ready();
-      if (ready) {
-        // Reclaim here, not only in transmit(): completions left on a full
-        // ring made every call return at once, forever (the netif spun).
-        // Room that appeared in a full ring is work for a waiting sender.
-        const bool was_full = d.tx_full();
-        d.reclaim_tx();
-        const bool tx_full = d.tx_full();
-        if (*serviced || d.rx_ready() || (was_full && !tx_full)) break;
-        if (d.arm_interrupts(tx_full)) break;
-        if (irq_ != 0) irq::unmask(irq_);
-      } else if (*serviced) {
-        break;  // in a reset: no rings and no interrupts; the next poll retries
-      }
-      const std::uint64_t deadline = d.wake_deadline_ns();
-      if (deadline == 0) {
-        co_await interrupt_.wait();
+  // hal::Nic::wait_for_work: completes when there is work (a frame
+  // received, room in a full TX ring, something the device reported), else
+  // sleeps on the device's interrupt. The ordering that loses no wake-up:
+  // interrupts on, then one more look (work that came before the enable is
+  // seen here, work after it interrupts), then the interrupt line unmasked,
+  // then the sleep. The stack drains with RX and TX interrupts off again.
+  //
+  // An awaiter, not a task: the look runs in await_ready() and the sleep
+  // parks the caller in its own frame, so a wake costs no frame (a task
+  // here, and one more around the interrupt's wait for a driver with a link
+  // poll, cost ~150 instructions a wake each: docs/benchmarks.md). A
+  // CancellableWait: a deadline bounds it in place. It completes once per
+  // wake-up, work or not (an interrupt for nothing, a link poll due): the
+  // caller looks and waits again, as it does after any spurious wake.
+  class [[nodiscard]] WorkWait {
+   public:
+    static constexpr bool kCancellableWait = true;
+
+    explicit WorkWait(RingDriver& nic) noexcept : nic_(&nic) {}
+    // Moved only before it waits: nothing but the driver to carry over.
+    WorkWait(WorkWait&& other) noexcept : nic_(other.nic_) {}
+
+    bool await_ready() noexcept { return look(); }
+    template <async::TaskPromiseType P>
+    void await_suspend(std::coroutine_handle<P> parent) noexcept {
+      if (!kPolls || deadline_ == 0) {
+        sleep_.emplace(nic_->interrupt_);
+        sleep_->await_suspend(parent);
       } else {
-        auto woken = co_await async::with_deadline(async::as_task(interrupt_.wait()), deadline);
-        if (!woken.ok() && woken.error() != Error::kTimedOut) {
-          if (ready) d.disarm_interrupts();
-          co_return Unexpected(woken.error());
-        }
-        if (!woken.ok()) continue;
+        polled_sleep_.emplace(
+            async::detail::BoundWait<async::InterruptSource::Awaiter>(nic_->interrupt_.wait()),
+            deadline_);
+        (void)polled_sleep_->await_suspend(parent);  // a wait: nothing to resume in place
       }
-      if (ready) ++d.nic_stats().interrupts;
     }
-    if (d.rings_ready()) d.disarm_interrupts();
-    co_return {};
-  }
+    Result<void> await_resume() noexcept {
+      if (failed_) return Unexpected(error_);
+      Driver& d = nic_->driver();
+      // Woken by the interrupt, or by the link poll's deadline.
+      const bool interrupted =
+          sleep_.has_value() || (polled_sleep_.has_value() && polled_sleep_->await_resume().ok());
+      poll_due_ = poll_due_ || (polled_sleep_.has_value() && !interrupted);
+      sleep_.reset();
+      polled_sleep_.reset();
+      if (interrupted && ready_) ++d.nic_stats().interrupts;
+      Result<void> result;
+      // The poll now, so that the caller sees the link as it is (a link
+      // change is work); the rings' own work waits for the next look.
+      if (poll_due_) {
+        if (auto polled = d.service_device(); !polled.ok()) result = Unexpected(polled.error());
+      }
+      if (d.rings_ready()) d.disarm_interrupts();
+      return result;
+    }
+
+   private:
+    static constexpr bool kPolls = requires(const Driver& d) { d.wake_deadline_ns(); };
+
+    // Out of line: one copy per driver, not one inlined into every waiter.
+    [[gnu::noinline]] bool look() noexcept {
+      Driver& d = nic_->driver();
+      for (;;) {
+        auto serviced = d.service_device();
+        if (!serviced.ok()) {
+          failed_ = true;
+          error_ = serviced.error();
+          return true;
+        }
+        ready_ = d.rings_ready();
+        if (ready_) {
+          // Reclaim here, not only in transmit(): completions left on a full
+          // ring made every call return at once, forever (the netif spun).
+          // Room that appeared in a full ring is work for a waiting sender.
+          const bool was_full = d.tx_full();
+          d.reclaim_tx();
+          const bool tx_full = d.tx_full();
+          if (*serviced || d.rx_ready() || (was_full && !tx_full)) return true;
+          if (d.arm_interrupts(tx_full)) return true;
+          if (nic_->irq_ != 0) irq::unmask(nic_->irq_);
+        } else if (*serviced) {
+          return true;  // in a reset: no rings and no interrupts; the next poll retries
+        }
+        // Signalled since the last look: look again rather than sleep.
+        async::InterruptSource::Awaiter signalled(nic_->interrupt_);
+        if (!signalled.await_ready()) break;
+        if (ready_) ++d.nic_stats().interrupts;
+      }
+      if constexpr (kPolls) deadline_ = d.wake_deadline_ns();
+      // A poll already due: no sleep; await_resume() polls.
+      poll_due_ = deadline_ != 0 && deadline_ <= hal::now_ns();
+      return poll_due_;
+    }
+    RingDriver* nic_;
+    bool failed_ = false;  // service_device() failed: error_
+    Error error_ = Error::kCancelled;
+    bool ready_ = false;
+    bool poll_due_ = false;  // completing for the link poll's deadline
+    std::uint64_t deadline_ = 0;
+    std::optional<async::InterruptSource::Awaiter> sleep_;
+    std::optional<async::WaitWithTimeout<async::InterruptSource::Awaiter>> polled_sleep_;
+  };
+  static_assert(async::CancellableWait<WorkWait>);
+
+  WorkWait wait_for_work() noexcept { return WorkWait(*this); }
 
  protected:
   RingDriver() = default;

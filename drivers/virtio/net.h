@@ -204,7 +204,8 @@ class Net : public nic::RingDriver<Net, SplitQueue::kMaxSize> {
     rx_.disable_interrupts();
     tx_.disable_interrupts();
   }
-  std::uint64_t wake_deadline_ns() const { return 0; }  // the device interrupts on a change
+  // No wake_deadline_ns(): the device interrupts on a configuration change
+  // (the link among them), so its wait needs no timer.
   // snippet-end: ring-operations
 
   MmioDevice device_;

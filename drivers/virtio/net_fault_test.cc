@@ -16,6 +16,7 @@
 #include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net.h"
 #include "drivers/virtio/net_test_rig.h"
+#include "kernel/async/as_task.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/mem/page_allocator.h"
@@ -100,7 +101,7 @@ TEST_F(NetFaultTest, NeedsResetMidTrafficLosesNoBuffer) {
   ASSERT_EQ(net_.receive(held), 3u);
 
   device_.need_reset();
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_EQ(net_.stats().resets, 1u);
   EXPECT_EQ(device_.status & kStatusNeedsReset, 0u);
   EXPECT_EQ(device_.status & kStatusDriverOk, kStatusDriverOk);
@@ -127,10 +128,10 @@ TEST_F(NetFaultTest, LinkFlapsAreFollowedAndCounted) {
   constexpr std::uint32_t kFlaps = 20;
   for (std::uint32_t i = 0; i < kFlaps; ++i) {
     device_.set_link(false);
-    ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+    ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
     EXPECT_EQ(net_.link(), hal::LinkState::kDown) << "flap " << i;
     device_.set_link(true);
-    ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+    ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
     EXPECT_EQ(net_.link(), hal::LinkState::kUp) << "flap " << i;
   }
   EXPECT_EQ(net_.stats().config_changes, 2u * kFlaps);

@@ -125,7 +125,7 @@ TEST_F(NetFilterTest, SilentDeviceCostsABoundedWait) {
   // A reset takes the stuck command back and the filter works again.
   device_.ctrl_answers = true;
   device_.need_reset();
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_TRUE(net_.has_control_queue());
   EXPECT_TRUE(net_.filters_multicast());
   EXPECT_FALSE(device_.deliver(frame_to(kUnjoined)));
@@ -137,7 +137,7 @@ TEST_F(NetFilterTest, ResetProgramsTheFilterAgain) {
   const hal::MacAddress groups[] = {kAllNodes, kSolicited};
   net_.set_multicast_groups(groups);
   device_.need_reset();  // the device forgets: promiscuous again
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_FALSE(device_.promisc);
   EXPECT_FALSE(device_.allmulti);
   EXPECT_EQ(device_.multicast_table.size(), 2u);

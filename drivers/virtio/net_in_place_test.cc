@@ -134,7 +134,7 @@ TEST_F(NetInPlaceTest, ResetEndsEveryLoan) {
   ASSERT_TRUE(net_.release(held[0].handle).ok());
   ASSERT_TRUE(net_.release(held[1].handle).ok());
   device_.need_reset();
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_EQ(net_.stats().resets, 1u);
   EXPECT_EQ(net_.rx_loans(), 0u);
   EXPECT_EQ(device_.queue(0)->pending(), 255);  // all but held[2]

@@ -19,6 +19,7 @@
 #include "drivers/irq/plic.h"
 #include "drivers/virtio/model/fake_net_device.h"
 #include "drivers/virtio/net_test_rig.h"
+#include "kernel/async/as_task.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/frame_allocator.h"
 #include "kernel/async/scope.h"
@@ -402,13 +403,13 @@ TEST_F(NetTest, FrameWakeUpReadsNoStatus) {
   // Acknowledged by the trap itself, before any task ran.
   EXPECT_EQ(device_.interrupt_status(), 0u);
   EXPECT_EQ(device_.interrupt_status_reads - causes_before, device_.raised - interrupts_before);
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   hal::RxFrame held[1];
   ASSERT_EQ(net_.receive(held), 1u);
   EXPECT_EQ(device_.status_reads, before);
   EXPECT_EQ(device_.interrupt_status_reads - causes_before, device_.raised - interrupts_before);
   device_.set_link(false);  // a configuration change: Status looked at once
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_EQ(device_.status_reads, before + 1);
 }
 
@@ -419,12 +420,12 @@ TEST_F(NetTest, ConfigChangeAndNeedsReset) {
   ASSERT_EQ(net_.receive(held), 1u);
 
   device_.set_link(false);
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_EQ(net_.link(), hal::LinkState::kDown);
   EXPECT_EQ(net_.stats().config_changes, 1u);
 
   device_.need_reset();
-  ASSERT_TRUE(executor_.block_on(net_.wait_for_work()).ok());
+  ASSERT_TRUE(executor_.block_on(async::as_task(net_.wait_for_work())).ok());
   EXPECT_EQ(net_.stats().resets, 1u);
   EXPECT_EQ(device_.status & kStatusDriverOk, kStatusDriverOk);
   EXPECT_EQ(device_.status & kStatusNeedsReset, 0u);

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernel/async/cancellable_wait.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/promise.h"
 #include "kernel/async/task.h"
@@ -27,7 +28,9 @@
 // finishes first its result is returned and the timer stays armed for the
 // next wait; if the deadline comes first, the operation is cancelled right
 // then (its frame and every frame it awaits destroyed, each awaiter
-// unlinking itself) and the caller gets kTimedOut. A deadline that has
+// unlinking itself) and the caller gets kTimedOut. A CancellableWait
+// (cancellable_wait.h: an event's, a socket's, a NIC's wait) is bounded in
+// place, without a frame. A deadline that has
 // passed with nobody waiting stays passed: the next bound() returns
 // kTimedOut at once, until set() moves it.
 namespace starling::async {
@@ -39,10 +42,14 @@ namespace detail {
 template <typename T>
 class CancellableChild {
  public:
+  using Value = T;
+
   explicit CancellableChild(Task<T> operation) noexcept : operation_(std::move(operation)) {}
   CancellableChild(CancellableChild&&) noexcept = default;
 
   bool valid() const noexcept { return operation_.valid(); }  // false: kNoMemory
+  // A task always starts (and runs until it first suspends) in start().
+  bool ready() const noexcept { return false; }
   template <TaskPromiseType P>
   std::coroutine_handle<> start(std::coroutine_handle<P> parent) noexcept {
     parent_ = &parent.promise();
@@ -95,11 +102,12 @@ class Deadline {
   // Times set() put the timer in the queue: a test's way to see it kept.
   std::uint64_t arms() const noexcept { return arms_; }
 
-  template <typename T>
+  // Child: detail::CancellableChild<T> (a task) or detail::BoundWait<A>.
+  template <typename Child>
   class [[nodiscard]] Bound {
    public:
-    Bound(Deadline& deadline, Task<T> operation) noexcept
-        : deadline_(&deadline), child_(std::move(operation)) {}
+    Bound(Deadline& deadline, Child child) noexcept
+        : deadline_(&deadline), child_(std::move(child)) {}
     Bound(Bound&&) noexcept = default;
     ~Bound() {
       if (deadline_->waiter_ == this) deadline_->waiter_ = nullptr;
@@ -107,7 +115,7 @@ class Deadline {
 
     bool await_ready() noexcept {
       if (!child_.valid()) return true;  // kNoMemory
-      if (!deadline_->passed()) return false;
+      if (!deadline_->passed()) return child_.ready();
       child_.time_out_now();
       return true;
     }
@@ -117,7 +125,7 @@ class Deadline {
       deadline_->fire_ = &fire;
       return child_.start(parent);
     }
-    Result<T> await_resume() noexcept {
+    Result<typename Child::Value> await_resume() noexcept {
       if (deadline_->waiter_ == this) deadline_->waiter_ = nullptr;
       return child_.result();
     }
@@ -125,12 +133,16 @@ class Deadline {
    private:
     static void fire(void* self) noexcept { static_cast<Bound*>(self)->child_.cancel(); }
     Deadline* deadline_;
-    detail::CancellableChild<T> child_;
+    Child child_;
   };
 
   template <typename T>
-  Bound<T> bound(Task<T> operation) noexcept {
-    return Bound<T>(*this, std::move(operation));
+  Bound<detail::CancellableChild<T>> bound(Task<T> operation) noexcept {
+    return {*this, detail::CancellableChild<T>(std::move(operation))};
+  }
+  template <CancellableWait A>
+  Bound<detail::BoundWait<A>> bound(A wait) noexcept {
+    return {*this, detail::BoundWait<A>(std::move(wait))};
   }
 
  private:

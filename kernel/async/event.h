@@ -29,6 +29,9 @@ class Event {
 
   class [[nodiscard]] Awaiter {
    public:
+    // Bounded by a deadline in place (cancellable_wait.h).
+    static constexpr bool kCancellableWait = true;
+
     explicit Awaiter(Event& event) noexcept : event_(&event) {}
     Awaiter(Awaiter&&) noexcept = default;
     ~Awaiter() { event_->waiters_.remove(node_); }

@@ -50,6 +50,9 @@ class InterruptSource {
 
   class [[nodiscard]] Awaiter {
    public:
+    // Bounded by a deadline in place (cancellable_wait.h).
+    static constexpr bool kCancellableWait = true;
+
     explicit Awaiter(InterruptSource& source) noexcept : source_(&source) {}
     Awaiter(Awaiter&&) noexcept = default;
     ~Awaiter();

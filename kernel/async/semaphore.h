@@ -44,6 +44,9 @@ class Semaphore {
 
   class [[nodiscard]] Awaiter {
    public:
+    // Bounded by a deadline in place (cancellable_wait.h).
+    static constexpr bool kCancellableWait = true;
+
     explicit Awaiter(Semaphore& semaphore) noexcept : semaphore_(&semaphore) {}
     Awaiter(Awaiter&& other) noexcept
         : node_(std::move(other.node_)), semaphore_(other.semaphore_) {}

@@ -5,6 +5,7 @@
 #include <span>
 #include <utility>
 
+#include "kernel/async/as_task.h"
 #include "kernel/async/task.h"
 #include "kernel/lib/result.h"
 #include "net/tcp/tcp.h"
@@ -50,8 +51,10 @@ class ConnectionStream {
     return tls_ != nullptr ? tls_->peer_certificate() : tls::PeerCertificate::kNone;
   }
 
+  // A task either way (one frame): TLS's read is one, and the server
+  // bounds whichever it gets with the same Deadline.
   async::Task<std::size_t> read(std::span<std::byte> buf) noexcept {
-    return tls_ != nullptr ? tls_->read(buf) : tcp_.read(buf);
+    return tls_ != nullptr ? tls_->read(buf) : async::as_task(tcp_.read(buf));
   }
   async::Task<std::size_t> write(std::span<const std::byte> data) noexcept {
     return tls_ != nullptr ? tls_->write(data, true) : tcp_.write(data);

@@ -354,17 +354,26 @@ std::size_t take_received(Conn* c, std::span<std::byte> buf) {
 
 }  // namespace
 
-async::Task<std::size_t> TcpStream::read(std::span<std::byte> buf) noexcept {
+bool TcpStream::Read::await_ready() noexcept {
   Conn* c = conn_;
-  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
-  if (buf.empty()) co_return std::size_t{0};
-  for (;;) {
-    if (c->rx != nullptr) co_return take_received(c, buf);
-    if (c->eof) co_return std::size_t{0};
-    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
-    c->rx_event.reset();
-    co_await c->rx_event.wait();
-  }
+  if (c == nullptr || buf_.empty() || c->rx != nullptr || c->eof || c->pcb == nullptr) return true;
+  c->rx_event.reset();
+  return false;
+}
+
+async::Event& TcpStream::Read::readable_event() noexcept {
+  return conn_->rx_event;
+}
+
+Result<std::size_t> TcpStream::Read::await_resume() noexcept {
+  wait_.reset();
+  Conn* c = conn_;
+  if (c == nullptr) return Unexpected(Error::kInvalidArgument);
+  if (buf_.empty()) return std::size_t{0};
+  if (c->rx != nullptr) return take_received(c, buf_);
+  if (c->eof) return std::size_t{0};
+  if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
+  return Unexpected(Error::kBusy);  // rx_event is set only with data, a FIN or an error
 }
 
 Result<std::size_t> TcpStream::try_read(std::span<std::byte> buf) noexcept {

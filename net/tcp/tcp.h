@@ -1,10 +1,14 @@
 #ifndef STARLING_NET_TCP_TCP_H_
 #define STARLING_NET_TCP_TCP_H_
 
+#include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
+#include "kernel/async/event.h"
+#include "kernel/async/promise.h"
 #include "kernel/async/task.h"
 #include "kernel/lib/result.h"
 #include "net/address/endpoint.h"
@@ -83,10 +87,34 @@ class TcpStream {
 
   bool valid() const noexcept { return conn_ != nullptr; }
 
-  // Copies up to buf.size() received bytes (waits until there is at least
-  // one); 0 at end of stream (the peer's FIN, after all data). Data that
-  // arrived before a reset is returned first, then the error.
-  async::Task<std::size_t> read(std::span<std::byte> buf) noexcept;
+  // co_await read(buf): copies up to buf.size() received bytes (waits
+  // until there is at least one); 0 at end of stream (the peer's FIN, after
+  // all data). Data that arrived before a reset is returned first, then the
+  // error. An awaiter, not a task (no frame per read), and a
+  // CancellableWait (kernel/async/cancellable_wait.h): with_timeout and a
+  // Deadline bound it in place; cancelled, it has taken nothing. One reader
+  // at a time: a reader woken to find another took the bytes gets kBusy.
+  class [[nodiscard]] Read {
+   public:
+    static constexpr bool kCancellableWait = true;
+
+    Read(detail::Conn* conn, std::span<std::byte> buf) noexcept : conn_(conn), buf_(buf) {}
+    Read(Read&& other) noexcept : conn_(other.conn_), buf_(other.buf_) {}  // before it waits
+    bool await_ready() noexcept;
+    template <async::TaskPromiseType P>
+    void await_suspend(std::coroutine_handle<P> task) noexcept {
+      wait_.emplace(readable_event());
+      wait_->await_suspend(task);
+    }
+    Result<std::size_t> await_resume() noexcept;
+
+   private:
+    async::Event& readable_event() noexcept;
+    detail::Conn* conn_;
+    std::span<std::byte> buf_;
+    std::optional<async::Event::Awaiter> wait_;
+  };
+  Read read(std::span<std::byte> buf) noexcept { return Read(conn_, buf); }
   // Queues all of `data` (copying into lwIP), waiting for send-buffer space
   // (tcp_sndbuf / the sent callback) as often as needed, and pushes it with
   // tcp_output. Returns data.size().

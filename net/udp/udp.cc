@@ -1,5 +1,6 @@
 #include "net/udp/udp.h"
 
+#include "kernel/async/executor.h"
 #include "lwip/ip.h"
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
@@ -60,7 +61,36 @@ void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t
               !ip_addr_ismulticast(ip_current_dest_addr());
   ++self.count_;
   ++self.stats_.received;
-  self.readable_.set();
+  self.wake_receiver();
+}
+
+void UdpSocket::wake_receiver() noexcept {
+  if (count_ == reserved_) return;
+  async::WaitNode* node = receivers_.pop_front();
+  if (node == nullptr) return;
+  reinterpret_cast<Receive*>(node)->handed_ = true;  // node is its first member
+  ++reserved_;
+  async::Executor::current().schedule(*node->waiter());
+}
+
+UdpSocket::Receive::~Receive() {
+  if (node_.linked()) {
+    socket_->receivers_.remove(node_);
+  } else if (handed_) {
+    // Woken, never ran (cancelled): the datagram goes to the next waiter.
+    --socket_->reserved_;
+    socket_->wake_receiver();
+  }
+}
+
+Result<Datagram> UdpSocket::Receive::await_resume() noexcept {
+  if (handed_) {
+    handed_ = false;
+    --socket_->reserved_;
+    return socket_->pop();
+  }
+  if (socket_->pcb_ == nullptr) return Unexpected(Error::kNotFound);
+  return socket_->pop();  // ready: an unreserved datagram is queued
 }
 
 Datagram UdpSocket::pop() noexcept {
@@ -74,17 +104,8 @@ Datagram UdpSocket::pop() noexcept {
 
 Result<Datagram> UdpSocket::try_receive_from() noexcept {
   if (pcb_ == nullptr) return Unexpected(Error::kNotFound);
-  if (count_ == 0) return Unexpected(Error::kBusy);
+  if (count_ == reserved_) return Unexpected(Error::kBusy);  // none, or all reserved
   return pop();
-}
-
-async::Task<Datagram> UdpSocket::receive_from() noexcept {
-  if (pcb_ == nullptr) co_return Unexpected(Error::kNotFound);
-  for (;;) {
-    if (count_ != 0) co_return pop();
-    readable_.reset();
-    co_await readable_.wait();
-  }
 }
 
 Result<void> UdpSocket::send_pbuf(const Endpoint& to, pbuf* p) noexcept {

@@ -2,13 +2,15 @@
 #define STARLING_NET_UDP_UDP_H_
 
 #include <array>
+#include <coroutine>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <utility>
 
-#include "kernel/async/event.h"
-#include "kernel/async/task.h"
+#include "kernel/async/promise.h"
+#include "kernel/async/wait_list.h"
 #include "kernel/lib/result.h"
 #include "lwip/pbuf.h"
 #include "lwip/udp.h"
@@ -29,7 +31,9 @@
 // back to the driver when the Datagram is destroyed). Each socket queues at
 // most kQueueDepth datagrams; more are dropped and counted. Waits are
 // cancellable (with_timeout, Scope::cancel): a cancelled receive_from()
-// unlinks itself and takes nothing from the queue.
+// unlinks itself and takes nothing from the queue. receive_from() is an
+// awaiter, not a task (no frame per datagram), and a CancellableWait
+// (kernel/async/cancellable_wait.h): with_timeout bounds it in place.
 namespace starling::net {
 
 // An owning pbuf reference (pbuf_free on destruction).
@@ -100,9 +104,37 @@ class UdpSocket {
   Result<void> bind(std::uint16_t port) noexcept;
   std::uint16_t local_port() const noexcept;
 
-  // The next datagram, waiting for one if the queue is empty. kNotFound
-  // if the socket is not bound.
-  async::Task<Datagram> receive_from() noexcept;
+  // co_await receive_from(): the next datagram (Result<Datagram>), waiting
+  // for one if the queue is empty. kNotFound if the socket is not bound.
+  //
+  // A datagram arriving wakes the first waiting receiver and is set aside
+  // for it (reserved) until it runs, so a receiver that starts meanwhile
+  // cannot take it and leave the woken one with nothing; one woken and
+  // then cancelled before it ran passes its datagram to the next waiter.
+  class [[nodiscard]] Receive {
+   public:
+    static constexpr bool kCancellableWait = true;
+
+    explicit Receive(UdpSocket& socket) noexcept : socket_(&socket) {}
+    Receive(Receive&& other) noexcept : node_(std::move(other.node_)), socket_(other.socket_) {}
+    ~Receive();
+    bool await_ready() const noexcept {
+      return socket_->pcb_ == nullptr || socket_->count_ > socket_->reserved_;
+    }
+    template <async::TaskPromiseType P>
+    void await_suspend(std::coroutine_handle<P> task) noexcept {
+      node_.set_waiter(task.promise());
+      socket_->receivers_.push_back(node_);
+    }
+    Result<Datagram> await_resume() noexcept;
+
+   private:
+    friend class UdpSocket;
+    async::WaitNode node_;  // first: wake_receiver() casts it back
+    UdpSocket* socket_;
+    bool handed_ = false;  // woken with a datagram reserved for it
+  };
+  Receive receive_from() noexcept { return Receive(*this); }
   // A queued datagram without waiting, or kBusy if there is none.
   Result<Datagram> try_receive_from() noexcept;
 
@@ -123,6 +155,8 @@ class UdpSocket {
   static void on_receive(void* arg, udp_pcb* pcb, pbuf* p, const ip_addr_t* addr, u16_t port);
   Result<void> send_pbuf(const Endpoint& to, pbuf* p) noexcept;
   Datagram pop() noexcept;
+  // A datagram not reserved and a receiver waiting: reserve it, wake it.
+  void wake_receiver() noexcept;
 
   struct Entry {
     pbuf* p = nullptr;
@@ -133,9 +167,12 @@ class UdpSocket {
   std::array<Entry, kQueueDepth> queue_{};
   std::size_t head_ = 0;
   std::size_t count_ = 0;
-  async::Event readable_;
+  std::size_t reserved_ = 0;  // queued datagrams set aside for woken receivers
+  async::WaitList receivers_;
   UdpStats stats_;
 };
+
+static_assert(std::is_standard_layout_v<UdpSocket::Receive>);  // wake_receiver() casts node_
 
 }  // namespace starling::net
 
