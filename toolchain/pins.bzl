@@ -82,9 +82,11 @@ UBOOT_TOOLS_PACKAGES = {
     "u-boot-tools": ("2023.01+dfsg-2+deb12u3", "7d0b9a230495f133f0fdfde4f6f2a9b740022ee5216a096a3d66ce23437aff15"),
 }
 
-# promtool, Prometheus's own checker (`promtool check metrics`), which the
-# httpd tests run on the /metrics page: only the binary is extracted, nothing
-# is installed (no server, no service).
+# Prometheus: promtool, its own checker (`promtool check metrics`, `check
+# config`, `check rules`), which the httpd tests run on the /metrics page,
+# and the server, which //test/metrics:prometheus_fleet_test runs (a real
+# scrape of several appliances). Only the two binaries are extracted, nothing
+# is installed (no service, no user).
 PROMETHEUS_PACKAGES = {
     "prometheus": ("2.42.0+ds-5+deb12u1", "81d59a24fce84f7fbe97a45a4f2914b6a5881b5cd1db2a6a0e129e515e1a5f55"),
 }

@@ -60,10 +60,10 @@ def starling_repositories():
         build_file = "//toolchain/repositories:BUILD.uboot_tools",
     )
     debian_packages(
-        name = "promtool",
+        name = "prometheus",
         packages = pinned(PROMETHEUS_PACKAGES),
-        extract = {"prometheus": ["./usr/bin/promtool"]},
-        build_file = "//toolchain/repositories:BUILD.promtool",
+        extract = {"prometheus": ["./usr/bin/promtool", "./usr/bin/prometheus"]},
+        build_file = "//toolchain/repositories:BUILD.prometheus",
     )
     debian_packages(
         name = "dtc",

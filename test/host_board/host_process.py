@@ -72,9 +72,9 @@ class TapNamespace:
 class App:
     """The Starling process, its console in the test's outputs."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, log_name="console.log"):
         out_dir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
-        self.log_path = os.path.join(out_dir, "console.log")
+        self.log_path = os.path.join(out_dir, log_name)
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
                                      stderr=subprocess.STDOUT)

@@ -7,7 +7,7 @@ for what a hostile client sends (each bad request's status is asserted), a
 slowloris, every slot held (503 with Retry-After), then the metrics page
 parsed by prometheus_client, showing the slots and connections back at
 their baseline and every refusal counted, and linted by Prometheus's own
-`promtool check metrics` (Debian's, pinned: @promtool), which must find
+`promtool check metrics` (Debian's, pinned: @prometheus), which must find
 nothing (base units, no `_total` on gauges, ...).
 
   httpd_qemu_test.py --launcher apps/httpd/qemu.run.sh --index apps/httpd/site/index.html
@@ -65,7 +65,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--launcher", required=True)
     ap.add_argument("--index", required=True)
-    ap.add_argument("--promtool", required=True, help="promtool (@promtool)")
+    ap.add_argument("--promtool", required=True, help="promtool (@prometheus)")
     ap.add_argument("--timeout", type=int, default=120)
     a = ap.parse_args()
     with open(a.index, "rb") as f:

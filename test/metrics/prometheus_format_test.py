@@ -11,7 +11,7 @@ _total, label values round-trip through the escaping, every component's
 families are there with their labels, and each key of the stats line (the
 same registry's other rendering) equals its sample's value. Then
 Prometheus's own lint, `promtool check metrics` (Debian's, pinned:
-@promtool), must find nothing on the page: base units (seconds, bytes), no
+@prometheus), must find nothing on the page: base units (seconds, bytes), no
 _total on a gauge, no abbreviated units. A page with two known faults is
 linted first, so a promtool that checks nothing cannot pass the test.
 """
@@ -135,7 +135,7 @@ check("stats line pbuf_pool_used = starling_lwip_pool_used{pool=PBUF_POOL}",
 
 # promtool: Prometheus's conventions, as dashboards built on them expect.
 promtool = sys.argv[2]
-check("promtool (@promtool) runs", os.access(promtool, os.X_OK), promtool)
+check("promtool (@prometheus) runs", os.access(promtool, os.X_OK), promtool)
 if os.access(promtool, os.X_OK):
     def lint(text):
         r = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
