@@ -167,6 +167,18 @@
 /* A static default gateway (ip6=ADDR/PREFIX,gw=ADDR): lwIP otherwise only
  * learns routers from advertisements (net/port/ip6_gateway.h). */
 #define LWIP_HOOK_ND6_GET_GW(netif, dest) starling_nd6_gateway((netif), (dest))
+
+/* Patch 0017: a reply's headers in place, in front of a received payload.
+ * room_start is the lowest address a pbuf's external payload may grow back
+ * to: net/netif's RX pool sets it to the start of the received frame on the
+ * custom pbufs it wraps a driver's buffer in (the old Ethernet, IP and UDP
+ * headers are then the room a reply's new ones take: no header pbuf from
+ * the heap, one piece for the driver to send in place). NULL, the default,
+ * on every other pbuf: lwIP behaves as unpatched. 8 bytes a pbuf. */
+#define LWIP_PBUF_CUSTOM_DATA u8_t* room_start;
+#define LWIP_PBUF_CUSTOM_DATA_INIT(p) ((p)->room_start = NULL)
+#define LWIP_HOOK_PBUF_HEADER_ROOM(p, size) \
+  ((p)->room_start != NULL && (size_t)((u8_t*)(p)->payload - (p)->room_start) >= (size_t)(size))
 /* The netif reports each IPv6 address as it becomes valid. */
 #define LWIP_NETIF_EXT_STATUS_CALLBACK 1
 

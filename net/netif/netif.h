@@ -51,9 +51,12 @@
 // lwIP leaves out, through its per-netif checksum control; a received
 // frame the NIC vouched for (RxFrame::checksum_verified) skips lwIP's
 // TCP/UDP check, every other frame gets it (input()).
-// TX (linkoutput): a reply built on a received frame's buffer (headers
-// chained to an RX pbuf: a UDP echo) is sent from that buffer, no copy
-// (send_in_place). Otherwise the pbuf chain's pieces go as fragments to
+// TX (linkoutput): a reply built on a received frame's buffer is sent from
+// that buffer (send_in_place): with its headers already written over the
+// received ones (lwIP patch 0017: the RX pool's pbufs carry room_start, so
+// lwIP adds headers in place: a UDP echo), as it is; with a header pbuf
+// chained in front (a frame whose room was too small), those bytes copied
+// into place first. Otherwise the pbuf chain's pieces go as fragments to
 // nic.transmit_gather(), whose copy into its DMA buffer is the only one (a
 // PBUF_REF in the chain pointing at application memory is copied from
 // there); no heap allocation. Only a chain of more than kMaxTxFragments
@@ -333,8 +336,22 @@ class Netif {
       (void)p;
       return Unexpected(Error::kNotFound);  // the usual way: transmit_gather
     } else {
+      // The reply's headers already in the received frame's room (lwIP
+      // patch 0017: one pbuf, the frame as it goes out): no copy at all.
+      if (p->next == nullptr) {
+        const auto* origin = pool_.origin(p);
+        if (origin == nullptr) return Unexpected(Error::kNotFound);
+        auto* at = static_cast<std::byte*>(p->payload);
+        if (at < origin->frame_start) return Unexpected(Error::kNotFound);
+        const hal::RxFrame frame{.data = std::span(at, std::size_t{p->len}),
+                                 .handle = origin->handle};
+        auto sent = nic_->transmit_in_place(std::span(&frame, 1));
+        if (!sent.ok()) return Unexpected(sent.error());
+        ++stats_.tx_in_place;
+        return {};
+      }
       const pbuf* payload = p->next;
-      if (payload == nullptr || payload->next != nullptr || p->len == 0) {
+      if (payload->next != nullptr || p->len == 0) {
         return Unexpected(Error::kNotFound);
       }
       const auto* origin = pool_.origin(payload);

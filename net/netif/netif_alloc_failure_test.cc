@@ -57,7 +57,11 @@ bool sent_echo(std::uint16_t from, std::uint16_t to, const Bytes& payload) {
 }
 
 // A socket on a fresh port echoes three datagrams; kNotFound if an echo is
-// missing from the wire, kMalformed if one came out different.
+// missing from the wire, kMalformed if one came out different. The first
+// and last go back in their received buffers (their headers in place, no
+// allocation: lwIP patch 0017); the second from the application's own copy
+// (a PBUF_REF, with a header pbuf from lwIP's heap in front), so that every
+// allocation site of both send paths is on the workload's way.
 async::Task<void> workload() {
   const std::uint16_t port = g_next_port++;
   UdpSocket socket;
@@ -71,7 +75,13 @@ async::Task<void> workload() {
     g_nic.kick();
     auto d = co_await async::with_timeout(socket.receive_from(), 100 * async::kMillisecond);
     if (!d) co_return Unexpected(d.error());
-    if (Result<void> r = socket.send_to(d->from, d->data); !r) co_return r;
+    if (i == 1) {
+      std::vector<std::byte> copy(d->data.size());
+      (void)d->data.copy_to(copy);
+      if (Result<void> r = socket.send_to(d->from, copy); !r) co_return r;
+    } else if (Result<void> r = socket.send_to(d->from, d->data); !r) {
+      co_return r;
+    }
   }
   for (std::uint32_t i = 0; i < 3; ++i) {
     const Bytes payload = pattern(40 + 600 * i, port + i);

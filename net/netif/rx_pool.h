@@ -107,6 +107,9 @@ class RxPbufPool {
     const auto length = static_cast<u16_t>(frame.data.size());
     pbuf* p =
         pbuf_alloced_custom(PBUF_RAW, length, PBUF_REF, &w->custom, frame.data.data(), length);
+    // The frame's own bytes: headers lwIP strips stay the pbuf's, and a
+    // reply's headers may take their place (lwIP patch 0017, lwipopts.h).
+    if (p != nullptr) p->room_start = reinterpret_cast<u8_t*>(frame.data.data());
     ++stats_.wrapped;
     return p;
   }

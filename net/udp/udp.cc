@@ -156,10 +156,11 @@ Result<void> UdpSocket::send_to(const Endpoint& to, std::span<const std::byte> d
 Result<void> UdpSocket::send_to(const Endpoint& to, const Pbuf& data) noexcept {
   if (pcb_ == nullptr || data.get() == nullptr) return Unexpected(Error::kInvalidArgument);
   // A pbuf with room in front of its payload (a received frame copied into
-  // PBUF_POOL, whose headers lwIP stripped) gets the new UDP, IP and
-  // Ethernet headers written in place, and lwIP leaves its payload pointing
-  // at them, sent or not. Put it back: the datagram is the caller's, and a
-  // retry after kBusy would otherwise send the old headers as data.
+  // PBUF_POOL, whose headers lwIP stripped, or one still in the NIC's
+  // buffer, whose room_start says where its frame began: lwIP patch 0017)
+  // gets the new UDP, IP and Ethernet headers written in place, over the
+  // received ones, and lwIP leaves its payload pointing at them, sent or not. Put it back: the
+  // datagram is the caller's, and a retry after kBusy would otherwise send the old headers as data.
   //
   // Moving it back is a change lwIP must not see in a frame it keeps: a
   // frame for a host whose hardware address is not yet resolved waits in

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -113,6 +114,38 @@ TEST_F(LwipPatchesTest, Bug51447SequenceComparisonsAgreeAtHalfTheSpace) {
 // 0005: an ARP frame of one payload byte, ending on the guard page, given
 // straight to lwIP's ethernet_input (the netif's own filter would drop it
 // first): unpatched, etharp_input reads its 28-byte header and faults.
+// Patch 0017: an external payload takes headers in front of it where the
+// port says the bytes are its own (room_start, lwipopts.h), and only there;
+// a PBUF_REF without room is refused as before. Unpatched, the first
+// pbuf_add_header fails (udp_sendto would chain a header pbuf from the heap).
+TEST_F(LwipPatchesTest, HeadersGoInPlaceInFrontOfAReceivedPayload) {
+  static void (*const kFree)(pbuf*) = [](pbuf*) {};
+  alignas(8) std::array<u8_t, 64> frame{};
+  pbuf_custom custom{};
+  custom.custom_free_function = kFree;
+  pbuf* p =
+      pbuf_alloced_custom(PBUF_RAW, frame.size(), PBUF_REF, &custom, frame.data(), frame.size());
+  ASSERT_NE(p, nullptr);
+  p->room_start = frame.data();
+  ASSERT_EQ(pbuf_remove_header(p, 14 + 20 + 8), 0);  // as ethernet, ip4 and udp input do
+  EXPECT_EQ(pbuf_add_header(p, 8), 0) << "the UDP header did not go in place";
+  EXPECT_EQ(pbuf_add_header(p, 20), 0);
+  EXPECT_EQ(pbuf_add_header(p, 14), 0);
+  EXPECT_EQ(p->payload, frame.data());
+  EXPECT_EQ(p->tot_len, frame.size());
+  EXPECT_NE(pbuf_add_header(p, 1), 0) << "grew past the frame's first byte";
+  pbuf_free(p);
+
+  // A reference to an application's bytes has no room: refused, unchanged.
+  pbuf* ref = pbuf_alloc(PBUF_TRANSPORT, 16, PBUF_REF);
+  ASSERT_NE(ref, nullptr);
+  EXPECT_EQ(ref->room_start, nullptr);
+  ref->payload = frame.data() + 32;
+  EXPECT_NE(pbuf_add_header(ref, 8), 0);
+  EXPECT_EQ(ref->payload, frame.data() + 32);
+  pbuf_free(ref);
+}
+
 TEST_F(LwipPatchesTest, ShortArpIsDroppedNotRead) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     GuardedBytes guard;
