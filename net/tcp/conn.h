@@ -25,9 +25,8 @@ struct Conn {
   pbuf* rx = nullptr;        // received, unread data (a chain)
   std::size_t rx_pbufs = 0;  // pbufs in rx: each may be a NIC buffer or a pool pbuf
   Conn* next_pending = nullptr;
-  async::Event rx_event;              // data, FIN or error arrived
-  async::Event tx_event;              // send space, connected or error
-  TcpStream::Send* sender = nullptr;  // a write waiting for room (continue_send)
+  async::Event rx_event;  // data, FIN or error arrived
+  async::Event tx_event;  // send space, connected or error
   Endpoint peer{};
   Endpoint local{};
   err_t error = ERR_OK;  // what ended it (tcp_err), ERR_OK while alive

@@ -7,7 +7,6 @@
 
 #include "kernel/async/check.h"
 #include "kernel/async/event.h"
-#include "kernel/async/executor.h"
 #include "lwip/err.h"
 #include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
@@ -68,7 +67,6 @@ void release_conn(Conn* c) {
   c->next_pending = nullptr;
   c->rx_event.reset();
   c->tx_event.reset();
-  c->sender = nullptr;
   c->peer = {};
   c->local = {};
   c->error = ERR_OK;
@@ -135,10 +133,7 @@ err_t on_recv(void* arg, tcp_pcb* pcb, pbuf* p, err_t err) {
 }
 
 err_t on_sent(void* arg, tcp_pcb*, u16_t) {
-  if (auto* c = static_cast<Conn*>(arg)) {
-    c->tx_event.set();
-    continue_send(c);
-  }
+  if (auto* c = static_cast<Conn*>(arg)) c->tx_event.set();
   return ERR_OK;
 }
 
@@ -149,7 +144,6 @@ err_t on_poll(void* arg, tcp_pcb*) {
   // is only seen by looking).
   if (auto* c = static_cast<Conn*>(arg)) {
     c->tx_event.set();
-    continue_send(c);
     grant_window(*c);
   }
   return ERR_OK;
@@ -165,7 +159,6 @@ void on_err(void* arg, err_t err) {
   c->error = err;
   c->rx_event.set();
   c->tx_event.set();
-  continue_send(c);
 }
 
 void attach(Conn* c, tcp_pcb* pcb) {
@@ -421,6 +414,14 @@ async::Task<void> TcpStream::wait_writable() noexcept {
   co_return {};
 }
 
+async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexcept {
+  return send(data, true);
+}
+
+async::Task<std::size_t> TcpStream::queue(std::span<const std::byte> data) noexcept {
+  return send(data, false);
+}
+
 namespace {
 
 // Queues as much of `data` as lwIP takes now: the send buffer, the segment
@@ -458,74 +459,27 @@ Result<void> push_queued(tcp_pcb* pcb) {
 
 }  // namespace
 
-bool TcpStream::Send::await_ready() noexcept {
+async::Task<std::size_t> TcpStream::send(std::span<const std::byte> data, bool push) noexcept {
   Conn* c = conn_;
-  if (c == nullptr) {
-    fail(Error::kInvalidArgument);
-    return true;
+  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
+  std::size_t done = 0;
+  while (done < data.size()) {
+    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
+    if (c->tx_shut) co_return Unexpected(Error::kInvalidArgument);
+    const auto taken = queue_what_fits(c->pcb, data.subspan(done), !push);
+    if (!taken.ok()) co_return Unexpected(taken.error());
+    done += *taken;
+    if (done == data.size()) break;
+    // No room (send buffer, segment queue or lwIP's heap): push what is
+    // queued and wait for acknowledgements (sent), the poll timer or an error.
+    c->tx_event.reset();
+    tcp_output(c->pcb);
+    co_await c->tx_event.wait();
   }
-  if (c->sender != nullptr) {
-    fail(Error::kBusy);  // another write of this stream is waiting
-    return true;
+  if (push && c->pcb != nullptr) {
+    if (auto pushed = push_queued(c->pcb); !pushed.ok()) co_return Unexpected(pushed.error());
   }
-  if (!data_.empty()) {
-    if (c->pcb == nullptr) {
-      fail(from_lwip_error(c->error));
-      return true;
-    }
-    if (c->tx_shut) {
-      fail(Error::kInvalidArgument);
-      return true;
-    }
-  }
-  if (!step()) return true;
-  // No room (send buffer, segment queue or lwIP's heap): push what is
-  // queued; acknowledgements (sent), the poll timer or an error continue it.
-  tcp_output(c->pcb);
-  return false;
-}
-
-bool TcpStream::Send::step() noexcept {
-  Conn* c = conn_;
-  if (c->pcb == nullptr) {
-    if (!data_.empty()) fail(from_lwip_error(c->error));
-    return false;
-  }
-  if (done_ < data_.size()) {
-    const auto taken = queue_what_fits(c->pcb, data_.subspan(done_), !push_);
-    if (!taken.ok()) {
-      fail(taken.error());
-      return false;
-    }
-    done_ += *taken;
-    if (done_ < data_.size()) return true;
-  }
-  if (push_) {
-    if (auto pushed = push_queued(c->pcb); !pushed.ok()) fail(pushed.error());
-  }
-  return false;
-}
-
-void TcpStream::Send::park(async::PromiseBase& task) noexcept {
-  waiter_ = &task;
-  conn_->sender = this;
-}
-
-TcpStream::Send::~Send() {
-  // Cancelled while parked: what was queued stays queued (the stream is
-  // then only good for close()); nothing will continue it.
-  if (conn_ != nullptr && conn_->sender == this) conn_->sender = nullptr;
-}
-
-void detail::continue_send(Conn* c) noexcept {
-  TcpStream::Send* send = c->sender;
-  if (send == nullptr) return;
-  if (send->step()) {
-    if (c->pcb != nullptr) tcp_output(c->pcb);  // what was queued now goes
-    return;
-  }
-  c->sender = nullptr;
-  async::Executor::current().schedule(*send->waiter_);
+  co_return done;
 }
 
 Result<std::size_t> TcpStream::try_write(std::span<const std::span<const std::byte>> pieces,

@@ -26,9 +26,8 @@
 //   }
 //
 // Everything runs in task context on the executor (lwIP is never entered from
-// an interrupt handler). Every wait (accept, read, write, connect) can be
-// bounded by async::with_timeout / with_deadline (read and write are
-// awaiters bounded in place, accept and connect tasks); a cancelled wait unlinks
+// an interrupt handler). Every wait (accept, read, write, connect) is a Task,
+// so async::with_timeout / with_deadline bound it; a cancelled wait unlinks
 // itself and leaves the stream usable (a cancelled write may have queued part
 // of its data: the stream is then only good for close()).
 //
@@ -72,9 +71,6 @@ const TcpStats& tcp_stats() noexcept;
 namespace detail {
 struct Conn;
 struct ListenerState;
-// lwIP's callbacks (tcp.cc): room returned or the connection failed, so a
-// parked TcpStream::Send queues more, or ends and wakes its writer.
-void continue_send(Conn* c) noexcept;
 }  // namespace detail
 
 class TcpStream {
@@ -119,55 +115,13 @@ class TcpStream {
     std::optional<async::Event::Awaiter> wait_;
   };
   Read read(std::span<std::byte> buf) noexcept { return Read(conn_, buf); }
-  // co_await write(data): queues all of `data` (copying into lwIP), waiting
-  // for send-buffer space as often as needed, and pushes it with
-  // tcp_output. Returns data.size(). An awaiter, not a task: what fits now
-  // is queued in await_ready(); the rest is queued by lwIP's callbacks as
-  // room returns (acknowledgements, the poll timer), which wake the writer
-  // once when all of it is queued or the connection failed. A
-  // CancellableWait: with_timeout and a Deadline bound it in place. One
-  // writer at a time (a second gets kBusy).
-  class [[nodiscard]] Send {
-   public:
-    static constexpr bool kCancellableWait = true;
-
-    Send(detail::Conn* conn, std::span<const std::byte> data, bool push) noexcept
-        : conn_(conn), data_(data), push_(push) {}
-    Send(Send&& other) noexcept : conn_(other.conn_), data_(other.data_), push_(other.push_) {}
-    ~Send();
-    bool await_ready() noexcept;
-    template <async::TaskPromiseType P>
-    void await_suspend(std::coroutine_handle<P> task) noexcept {
-      park(task.promise());
-    }
-    Result<std::size_t> await_resume() const noexcept {
-      if (failed_) return Unexpected(error_);
-      return done_;
-    }
-
-   private:
-    friend void detail::continue_send(detail::Conn* c) noexcept;
-    void park(async::PromiseBase& task) noexcept;
-    // Queues what fits of the rest, and pushes once all is queued: true
-    // while some is left to queue (and nothing failed).
-    bool step() noexcept;
-    void fail(Error error) noexcept {
-      failed_ = true;
-      error_ = error;
-    }
-
-    detail::Conn* conn_;
-    std::span<const std::byte> data_;
-    std::size_t done_ = 0;
-    async::PromiseBase* waiter_ = nullptr;  // parked: lwIP's callbacks continue it
-    bool push_;
-    bool failed_ = false;
-    Error error_ = Error::kCancelled;
-  };
-  Send write(std::span<const std::byte> data) noexcept { return Send(conn_, data, true); }
+  // Queues all of `data` (copying into lwIP), waiting for send-buffer space
+  // (tcp_sndbuf / the sent callback) as often as needed, and pushes it with
+  // tcp_output. Returns data.size().
+  async::Task<std::size_t> write(std::span<const std::byte> data) noexcept;
   // The same, without the push: the bytes wait for the next write(), so a
   // response head and its body leave in one segment, not a small one first.
-  Send queue(std::span<const std::byte> data) noexcept { return Send(conn_, data, false); }
+  async::Task<std::size_t> queue(std::span<const std::byte> data) noexcept;
 
   // Without waiting: queues as much of `pieces` (in order) as lwIP takes
   // now, and pushes it (tcp_output) if that is all of it and `push`.
@@ -213,6 +167,7 @@ class TcpStream {
  private:
   friend class TcpListener;
   explicit TcpStream(detail::Conn* conn) noexcept : conn_(conn) {}
+  async::Task<std::size_t> send(std::span<const std::byte> data, bool push) noexcept;
   detail::Conn* conn_ = nullptr;
 };
 
