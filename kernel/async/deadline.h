@@ -8,6 +8,7 @@
 
 #include "kernel/async/cancellable_wait.h"
 #include "kernel/async/executor.h"
+#include "kernel/async/fast_path.h"
 #include "kernel/async/promise.h"
 #include "kernel/async/task.h"
 #include "kernel/async/timer_queue.h"
@@ -30,7 +31,8 @@
 // then (its frame and every frame it awaits destroyed, each awaiter
 // unlinking itself) and the caller gets kTimedOut. A CancellableWait
 // (cancellable_wait.h: an event's, a socket's, a NIC's wait) is bounded in
-// place, without a frame. A deadline that has
+// place, without a frame; a FastPathAwaiter (fast_path.h: a TCP write)
+// needs none when it completes at once. A deadline that has
 // passed with nobody waiting stays passed: the next bound() returns
 // kTimedOut at once, until set() moves it.
 namespace starling::async {
@@ -143,6 +145,10 @@ class Deadline {
   template <CancellableWait A>
   Bound<detail::BoundWait<A>> bound(A wait) noexcept {
     return {*this, detail::BoundWait<A>(std::move(wait))};
+  }
+  template <FastPathAwaiter A>
+  Bound<detail::FastPathChild<A>> bound(A operation) noexcept {
+    return {*this, detail::FastPathChild<A>(std::move(operation))};
   }
 
  private:

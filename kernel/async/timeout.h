@@ -10,6 +10,7 @@
 #include "kernel/async/cancellable_wait.h"
 #include "kernel/async/deadline.h"
 #include "kernel/async/executor.h"
+#include "kernel/async/fast_path.h"
 #include "kernel/async/promise.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
@@ -29,6 +30,7 @@
 // A CancellableWait (cancellable_wait.h: event.wait(), a socket's
 // receive_from(), a NIC's wait_for_work()) is bounded in place, with no
 // frame; its result stands if it woke the task before the deadline fired.
+// A FastPathAwaiter (fast_path.h) that completes at once arms no timer.
 // Any other awaitable is wrapped in a task first (one frame).
 namespace starling::async {
 
@@ -85,6 +87,12 @@ WaitWithTimeout<A> with_deadline(A wait, std::uint64_t deadline_ns) noexcept {
   return WaitWithTimeout<A>(detail::BoundWait<A>(std::move(wait)), deadline_ns);
 }
 
+template <FastPathAwaiter A>
+detail::TimedChild<detail::FastPathChild<A>> with_deadline(A operation,
+                                                           std::uint64_t deadline_ns) noexcept {
+  return {detail::FastPathChild<A>(std::move(operation)), deadline_ns};
+}
+
 template <typename T>
 WithTimeout<T> with_timeout(Task<T> operation, std::uint64_t timeout_ns) noexcept {
   return with_deadline(std::move(operation), deadline_after(timeout_ns));
@@ -94,9 +102,15 @@ WaitWithTimeout<A> with_timeout(A wait, std::uint64_t timeout_ns) noexcept {
   return with_deadline(std::move(wait), deadline_after(timeout_ns));
 }
 
+template <FastPathAwaiter A>
+detail::TimedChild<detail::FastPathChild<A>> with_timeout(A operation,
+                                                          std::uint64_t timeout_ns) noexcept {
+  return with_deadline(std::move(operation), deadline_after(timeout_ns));
+}
+
 // Any other awaitable: wrapped in a task first (one frame).
 template <typename A>
-  requires(!CancellableWait<A>)
+  requires(!CancellableWait<A> && !FastPathAwaiter<A>)
 auto with_timeout(A awaitable, std::uint64_t timeout_ns) noexcept {
   return with_timeout(as_task(std::move(awaitable)), timeout_ns);
 }

@@ -51,16 +51,16 @@ class ConnectionStream {
     return tls_ != nullptr ? tls_->peer_certificate() : tls::PeerCertificate::kNone;
   }
 
-  // A task either way (one frame): TLS's read is one, and the server
-  // bounds whichever it gets with the same Deadline.
+  // Tasks either way (one frame): TLS's are, and the server bounds
+  // whichever it gets with the same Deadline.
   async::Task<std::size_t> read(std::span<std::byte> buf) noexcept {
     return tls_ != nullptr ? tls_->read(buf) : async::as_task(tcp_.read(buf));
   }
   async::Task<std::size_t> write(std::span<const std::byte> data) noexcept {
-    return tls_ != nullptr ? tls_->write(data, true) : tcp_.write(data);
+    return tls_ != nullptr ? tls_->write(data, true) : async::as_task(tcp_.write(data));
   }
   async::Task<std::size_t> queue(std::span<const std::byte> data) noexcept {
-    return tls_ != nullptr ? tls_->write(data, false) : tcp_.queue(data);
+    return tls_ != nullptr ? tls_->write(data, false) : async::as_task(tcp_.queue(data));
   }
   Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
                                 bool push) noexcept {

@@ -414,14 +414,6 @@ async::Task<void> TcpStream::wait_writable() noexcept {
   co_return {};
 }
 
-async::Task<std::size_t> TcpStream::write(std::span<const std::byte> data) noexcept {
-  return send(data, true);
-}
-
-async::Task<std::size_t> TcpStream::queue(std::span<const std::byte> data) noexcept {
-  return send(data, false);
-}
-
 namespace {
 
 // Queues as much of `data` as lwIP takes now: the send buffer, the segment
@@ -459,22 +451,40 @@ Result<void> push_queued(tcp_pcb* pcb) {
 
 }  // namespace
 
-async::Task<std::size_t> TcpStream::send(std::span<const std::byte> data, bool push) noexcept {
+bool TcpStream::Send::await_ready() noexcept {
   Conn* c = conn_;
-  if (c == nullptr) co_return Unexpected(Error::kInvalidArgument);
-  std::size_t done = 0;
+  if (c == nullptr) return finish(Error::kInvalidArgument);
+  if (done_ < data_.size()) {
+    if (c->pcb == nullptr) return finish(from_lwip_error(c->error));
+    if (c->tx_shut) return finish(Error::kInvalidArgument);
+    const auto taken = queue_what_fits(c->pcb, data_.subspan(done_), !push_);
+    if (!taken.ok()) return finish(taken.error());
+    done_ += *taken;
+    if (done_ < data_.size()) return false;  // the rest waits for room: rest()
+  }
+  if (push_ && c->pcb != nullptr) {
+    if (auto pushed = push_queued(c->pcb); !pushed.ok()) return finish(pushed.error());
+  }
+  finished_ = true;
+  return true;
+}
+
+async::Task<std::size_t> TcpStream::Send::rest() noexcept {
+  Conn* c = conn_;
+  std::size_t done = done_;
+  const std::span<const std::byte> data = data_;
+  const bool push = push_;
   while (done < data.size()) {
-    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
-    if (c->tx_shut) co_return Unexpected(Error::kInvalidArgument);
-    const auto taken = queue_what_fits(c->pcb, data.subspan(done), !push);
-    if (!taken.ok()) co_return Unexpected(taken.error());
-    done += *taken;
-    if (done == data.size()) break;
     // No room (send buffer, segment queue or lwIP's heap): push what is
     // queued and wait for acknowledgements (sent), the poll timer or an error.
     c->tx_event.reset();
     tcp_output(c->pcb);
     co_await c->tx_event.wait();
+    if (c->pcb == nullptr) co_return Unexpected(from_lwip_error(c->error));
+    if (c->tx_shut) co_return Unexpected(Error::kInvalidArgument);
+    const auto taken = queue_what_fits(c->pcb, data.subspan(done), !push);
+    if (!taken.ok()) co_return Unexpected(taken.error());
+    done += *taken;
   }
   if (push && c->pcb != nullptr) {
     if (auto pushed = push_queued(c->pcb); !pushed.ok()) co_return Unexpected(pushed.error());

@@ -26,8 +26,10 @@
 //   }
 //
 // Everything runs in task context on the executor (lwIP is never entered from
-// an interrupt handler). Every wait (accept, read, write, connect) is a Task,
-// so async::with_timeout / with_deadline bound it; a cancelled wait unlinks
+// an interrupt handler). Every wait (accept, read, write, connect) can be
+// bounded by async::with_timeout / with_deadline (read is an awaiter bounded
+// in place, write one whose waiting part is a task, accept and connect
+// tasks); a cancelled wait unlinks
 // itself and leaves the stream usable (a cancelled write may have queued part
 // of its data: the stream is then only good for close()).
 //
@@ -115,13 +117,55 @@ class TcpStream {
     std::optional<async::Event::Awaiter> wait_;
   };
   Read read(std::span<std::byte> buf) noexcept { return Read(conn_, buf); }
-  // Queues all of `data` (copying into lwIP), waiting for send-buffer space
-  // (tcp_sndbuf / the sent callback) as often as needed, and pushes it with
-  // tcp_output. Returns data.size().
-  async::Task<std::size_t> write(std::span<const std::byte> data) noexcept;
+  // co_await write(data): queues all of `data` (copying into lwIP),
+  // waiting for send-buffer space (tcp_sndbuf / the sent callback) as often
+  // as needed, and pushes it with tcp_output. Returns data.size(). What
+  // fits now is queued in await_ready(), with no frame and no timer (a
+  // FastPathAwaiter, kernel/async/fast_path.h); only a write that must
+  // wait for room continues as a task (rest()), which with_timeout and a
+  // Deadline bound and cancel as any task.
+  class [[nodiscard]] Send {
+   public:
+    static constexpr bool kFastPathAwaiter = true;
+
+    Send(detail::Conn* conn, std::span<const std::byte> data, bool push) noexcept
+        : conn_(conn), data_(data), push_(push) {}
+    // Moved only before it is awaited.
+    Send(Send&& other) noexcept : conn_(other.conn_), data_(other.data_), push_(other.push_) {}
+    bool await_ready() noexcept;
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
+      rest_ = rest();
+      if (!rest_.valid()) return parent;  // kNoMemory, from await_resume
+      return rest_.start(parent);
+    }
+    Result<std::size_t> await_resume() noexcept {
+      if (!finished_) return rest_.take_result();
+      if (failed_) return Unexpected(error_);
+      return done_;
+    }
+    // What is left once await_ready() queued what fitted, as a task.
+    async::Task<std::size_t> rest() noexcept;
+
+   private:
+    bool finish(Error error) noexcept {
+      finished_ = failed_ = true;
+      error_ = error;
+      return true;
+    }
+
+    detail::Conn* conn_;
+    std::span<const std::byte> data_;
+    std::size_t done_ = 0;
+    bool push_;
+    bool finished_ = false;
+    bool failed_ = false;
+    Error error_ = Error::kCancelled;
+    async::Task<std::size_t> rest_;
+  };
+  Send write(std::span<const std::byte> data) noexcept { return Send(conn_, data, true); }
   // The same, without the push: the bytes wait for the next write(), so a
   // response head and its body leave in one segment, not a small one first.
-  async::Task<std::size_t> queue(std::span<const std::byte> data) noexcept;
+  Send queue(std::span<const std::byte> data) noexcept { return Send(conn_, data, false); }
 
   // Without waiting: queues as much of `pieces` (in order) as lwIP takes
   // now, and pushes it (tcp_output) if that is all of it and `push`.
@@ -167,7 +211,6 @@ class TcpStream {
  private:
   friend class TcpListener;
   explicit TcpStream(detail::Conn* conn) noexcept : conn_(conn) {}
-  async::Task<std::size_t> send(std::span<const std::byte> data, bool push) noexcept;
   detail::Conn* conn_ = nullptr;
 };
 
