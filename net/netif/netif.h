@@ -173,11 +173,13 @@ class Netif {
         tcp_txnow();
       }
       sync_link();
-      run_due_timers();  // also frees out-of-order queues if PBUF_POOL ran dry
+      const std::uint64_t now = hal::now_ns();
+      run_due_timers(now);  // also frees out-of-order queues if PBUF_POOL ran dry
       // One wake-up timer for lwIP's next timeout, kept armed across
       // receives while that does not move (a timer inserted and removed
-      // per wait cost ~70 instructions a packet).
-      wake.set(next_timer_deadline_ns(hal::now_ns(), kMaxIdleNs));
+      // per wait cost ~70 instructions a packet). The same clock reading:
+      // what the timeouts did is done by now.
+      wake.set(next_timer_deadline_ns(now, kMaxIdleNs));
       auto woke = co_await wake.bound(nic_->wait_for_work());
       if (woke.ok()) {
         ++stats_.wakeups;

@@ -6,11 +6,15 @@
 // lwIP's timeouts (NO_SYS=1) on the coroutine executor: the netif's run()
 // loop calls run_due_timers() after every wake-up and sleeps at most until
 // next_timer_deadline_ns() before calling it again. lwIP is entered only
-// from tasks.
+// from tasks. One netif loop drives them (the earliest due time is kept
+// here between the two calls).
 namespace starling::net {
 
-// Runs every lwIP timeout that is due (sys_check_timeouts()).
-void run_due_timers();
+// Runs every lwIP timeout that is due at `now_ns` (sys_check_timeouts()),
+// without walking lwIP's list when the earliest one the last
+// next_timer_deadline_ns() saw is not due yet; frees out-of-order queues if
+// PBUF_POOL ran dry, either way.
+void run_due_timers(std::uint64_t now_ns);
 
 // When the next lwIP timeout is due, in hal::now_ns() time, seen from
 // `now_ns` (sys_timeouts_sleeptime() from then); with none pending, or
