@@ -44,6 +44,27 @@ std::uint16_t UdpSocket::local_port() const noexcept {
   return pcb_ == nullptr ? 0 : pcb_->local_port;
 }
 
+namespace {
+
+// Whether the datagram lwIP is delivering was sent to this host's own
+// address (not a broadcast, not a group). Valid while lwIP is inside
+// udp_input. The common case first: an IPv4 datagram to the netif's
+// address is unicast, without ip4_addr_isbroadcast()'s walk of the subnet
+// rules (~40 instructions a datagram, and lwIP's udp_input has just made
+// the same check its own way).
+bool sent_to_us_alone() noexcept {
+  const ip_addr_t* dest = ip_current_dest_addr();
+  const struct netif* in = ip_current_netif();
+  // (0.0.0.0, an address not yet bound, is broadcast to lwIP: not here.)
+  if (IP_IS_V4(dest) && in != nullptr && !ip4_addr_isany(netif_ip4_addr(in)) &&
+      ip4_addr_eq(ip_2_ip4(dest), netif_ip4_addr(in))) {
+    return true;
+  }
+  return !ip_addr_isbroadcast(dest, in) && !ip_addr_ismulticast(dest);
+}
+
+}  // namespace
+
 // lwIP context (the netif's run() task): queue, or drop when full.
 void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t* addr,
                            u16_t port) {
@@ -56,9 +77,7 @@ void UdpSocket::on_receive(void* arg, udp_pcb* /*pcb*/, pbuf* p, const ip_addr_t
   Entry& e = self.queue_[(self.head_ + self.count_) % kQueueDepth];
   e.p = p;
   e.from = Endpoint{.address = from_lwip(*addr), .port = port};
-  // Valid while lwIP is inside udp_input (this callback).
-  e.unicast = !ip_addr_isbroadcast(ip_current_dest_addr(), ip_current_netif()) &&
-              !ip_addr_ismulticast(ip_current_dest_addr());
+  e.unicast = sent_to_us_alone();
   ++self.count_;
   ++self.stats_.received;
   self.wake_receiver();
