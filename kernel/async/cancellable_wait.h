@@ -74,7 +74,6 @@ class BoundWait {
     Executor::current().schedule(*parent_);
   }
   void time_out_now() noexcept { timed_out_ = true; }
-  bool timed_out() const noexcept { return timed_out_; }
   Result<Value> result() noexcept {
     if (timed_out_) return Unexpected(Error::kTimedOut);
     if constexpr (std::is_void_v<AwaitResult<A>>) {

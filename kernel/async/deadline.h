@@ -65,7 +65,6 @@ class CancellableChild {
     Executor::current().schedule(*parent_);
   }
   void time_out_now() noexcept { timed_out_ = true; }
-  bool timed_out() const noexcept { return timed_out_; }
   Result<T> result() noexcept {
     if (timed_out_) return Unexpected(Error::kTimedOut);
     return operation_.take_result();
@@ -104,7 +103,8 @@ class Deadline {
   // Times set() put the timer in the queue: a test's way to see it kept.
   std::uint64_t arms() const noexcept { return arms_; }
 
-  // Child: detail::CancellableChild<T> (a task) or detail::BoundWait<A>.
+  // Child: detail::CancellableChild<T> (a task), detail::BoundWait<A>
+  // (cancellable_wait.h) or detail::FastPathChild<A> (fast_path.h).
   template <typename Child>
   class [[nodiscard]] Bound {
    public:

@@ -36,8 +36,8 @@ namespace starling::async {
 
 namespace detail {
 
-// Child: CancellableChild<T> (a task) or BoundWait<A> (deadline.h,
-// cancellable_wait.h).
+// Child: CancellableChild<T> (a task, deadline.h), BoundWait<A>
+// (cancellable_wait.h) or FastPathChild<A> (fast_path.h).
 template <typename Child>
 class [[nodiscard]] TimedChild {
  public:
@@ -77,6 +77,8 @@ template <typename T>
 using WithTimeout = detail::TimedChild<detail::CancellableChild<T>>;
 template <CancellableWait A>
 using WaitWithTimeout = detail::TimedChild<detail::BoundWait<A>>;
+template <FastPathAwaiter A>
+using FastPathWithTimeout = detail::TimedChild<detail::FastPathChild<A>>;
 
 template <typename T>
 WithTimeout<T> with_deadline(Task<T> operation, std::uint64_t deadline_ns) noexcept {
@@ -88,9 +90,8 @@ WaitWithTimeout<A> with_deadline(A wait, std::uint64_t deadline_ns) noexcept {
 }
 
 template <FastPathAwaiter A>
-detail::TimedChild<detail::FastPathChild<A>> with_deadline(A operation,
-                                                           std::uint64_t deadline_ns) noexcept {
-  return {detail::FastPathChild<A>(std::move(operation)), deadline_ns};
+FastPathWithTimeout<A> with_deadline(A operation, std::uint64_t deadline_ns) noexcept {
+  return FastPathWithTimeout<A>(detail::FastPathChild<A>(std::move(operation)), deadline_ns);
 }
 
 template <typename T>
@@ -103,8 +104,7 @@ WaitWithTimeout<A> with_timeout(A wait, std::uint64_t timeout_ns) noexcept {
 }
 
 template <FastPathAwaiter A>
-detail::TimedChild<detail::FastPathChild<A>> with_timeout(A operation,
-                                                          std::uint64_t timeout_ns) noexcept {
+FastPathWithTimeout<A> with_timeout(A operation, std::uint64_t timeout_ns) noexcept {
   return with_deadline(std::move(operation), deadline_after(timeout_ns));
 }
 

@@ -338,32 +338,26 @@ class Netif {
       (void)p;
       return Unexpected(Error::kNotFound);  // the usual way: transmit_gather
     } else {
-      // The reply's headers already in the received frame's room (lwIP
-      // patch 0017: one pbuf, the frame as it goes out): no copy at all.
-      if (p->next == nullptr) {
-        const auto* origin = pool_.origin(p);
-        if (origin == nullptr) return Unexpected(Error::kNotFound);
-        auto* at = static_cast<std::byte*>(p->payload);
-        if (at < origin->frame_start) return Unexpected(Error::kNotFound);
-        const hal::RxFrame frame{.data = std::span(at, std::size_t{p->len}),
-                                 .handle = origin->handle};
-        auto sent = nic_->transmit_in_place(std::span(&frame, 1));
-        if (!sent.ok()) return Unexpected(sent.error());
-        ++stats_.tx_in_place;
-        return {};
-      }
-      const pbuf* payload = p->next;
-      if (payload->next != nullptr || p->len == 0) {
-        return Unexpected(Error::kNotFound);
-      }
-      const auto* origin = pool_.origin(payload);
+      // The received frame the reply is built on: the one pbuf, its headers
+      // already written over the received ones (lwIP patch 0017), or the
+      // payload behind a header pbuf (a room too small for lwIP to take),
+      // whose bytes are copied into place first.
+      const pbuf* received = p->next == nullptr ? p : p->next;
+      if (received->next != nullptr) return Unexpected(Error::kNotFound);
+      const auto* origin = pool_.origin(received);
       if (origin == nullptr) return Unexpected(Error::kNotFound);
-      auto* at = static_cast<std::byte*>(payload->payload);
+      auto* at = static_cast<std::byte*>(received->payload);
+      // Before the frame's start wraps to a huge headroom: refused too.
       const auto headroom = static_cast<std::size_t>(at - origin->frame_start);
-      if (headroom > hal::kMaxFrameBytes || p->len > headroom) return Unexpected(Error::kNotFound);
-      std::memcpy(at - p->len, p->payload, p->len);
-      const hal::RxFrame frame{.data = std::span(at - p->len, std::size_t{p->len} + payload->len),
-                               .handle = origin->handle};
+      if (headroom > hal::kMaxFrameBytes) return Unexpected(Error::kNotFound);
+      std::size_t length = received->len;
+      if (received != p) {
+        if (p->len == 0 || p->len > headroom) return Unexpected(Error::kNotFound);
+        at -= p->len;
+        std::memcpy(at, p->payload, p->len);
+        length += p->len;
+      }
+      const hal::RxFrame frame{.data = std::span(at, length), .handle = origin->handle};
       auto sent = nic_->transmit_in_place(std::span(&frame, 1));
       if (!sent.ok()) return Unexpected(sent.error());
       ++stats_.tx_in_place;
