@@ -19,12 +19,45 @@ def llvm_paths(repo, major):
         libcxx_config_site = "toolchain/libcxx/" + major,
     )
 
-# The kernel's ISA: RV64 with the M, A and C extensions (the Star64's U74
-# cores have F and D too, but the kernel keeps floating point off so traps
-# never save FP state). Zicsr/Zifencei are separate extensions since ISA 2.2.
+# Each board's ISA as its own device tree states it (the riscv,isa of the
+# harts the kernel runs on). QEMU 7.2's `-cpu rv64`, the model run_qemu.sh
+# starts: //platform/qemu_virt:cpu_extensions_test reads it from the device
+# tree QEMU itself generates, so a QEMU whose model differs fails there.
+# The Star64's U74 harts 1 to 4: docs/hardware/jh7110.md §4.
+BOARD_ISA = {
+    "qemu_virt": "rv64imafdch_zicsr_zifencei_zihintpause_zba_zbb_zbc_zbs_sstc",
+    "star64": "rv64imafdc_zicntr_zicsr_zifencei_zihpm_zba_zbb",
+}
+
+# The extensions the kernel is compiled for, beyond rv64imac: every one must
+# be in every board's ISA (checked below, when this file loads), since the
+# kernel, drivers and lwIP are one build for all boards
+# (platform/neutral_deps.bzl). Zicsr and Zifencei are separate extensions
+# since ISA 2.2. Zba (sh1add..sh3add, add.uw: address arithmetic) and Zbb
+# (rev8 for byte order, rotates, andn/orn, min/max, cpop/ctz) are what the
+# U74 adds; docs/toolchain.md ("The ISA") gives their measured effect. F and
+# D stay off although both boards have them: a trap then never saves
+# floating-point state.
+KERNEL_EXTENSIONS = ["zicsr", "zifencei", "zba", "zbb"]
+
+def _board_extensions(isa):
+    # "rv64imafdc_zicsr_zba" -> ["i", "m", "a", "f", "d", "c", "zicsr", "zba"]
+    parts = isa[len("rv64"):].split("_")
+    return [letter for letter in parts[0].elems()] + parts[1:]
+
+def _kernel_march():
+    for board, isa in BOARD_ISA.items():
+        have = _board_extensions(isa)
+        for ext in ["i", "m", "a", "c"] + KERNEL_EXTENSIONS:
+            if ext not in have:
+                fail("toolchain/flags.bzl: the kernel's -march needs %s, which %s (%s) lacks" %
+                     (ext, board, isa))
+    return "-march=rv64imac_" + "_".join(KERNEL_EXTENSIONS)
+
+# The kernel's ISA and ABI: soft-float lp64, code and data anywhere in RAM.
 RISCV64_ARCH = [
     "--target=riscv64-unknown-elf",
-    "-march=rv64imac_zicsr_zifencei",
+    _kernel_march(),
     "-mabi=lp64",
     "-mcmodel=medany",
 ]
@@ -148,6 +181,8 @@ FUZZER_COMPILE = ["-fsanitize=fuzzer-no-link"]
 FUZZER_LINK = ["-fsanitize=fuzzer"]
 
 FLAGS = struct(
+    BOARD_ISA = BOARD_ISA,
+    KERNEL_EXTENSIONS = KERNEL_EXTENSIONS,
     RISCV64_ARCH = RISCV64_ARCH,
     SMALL_DATA = SMALL_DATA,
     FREESTANDING = FREESTANDING,

@@ -8,6 +8,7 @@
 #               [--no-tls] [--management-token FILE] [--management-ca PEM]
 #               [--token-throwaway]
 #               [-- QEMU ARGS...]
+#   run_qemu.sh --dump-dtb FILE [--memory SIZE] [-- QEMU ARGS...]
 #
 # The guest shuts down through SBI SRST (exit 0) or the sifive_test finisher
 # (exit N), see platform/qemu_virt/board.cc. With --timeout, a guest that has
@@ -18,6 +19,9 @@
 # on 127.0.0.1:PORT (default 1234); the runner prints the gdb-multiarch command.
 # --pcap FILE writes every frame of the guest's NIC (netdev n0) to FILE, for
 # Wireshark/tshark (QEMU's filter-dump).
+# --dump-dtb FILE writes the device tree this machine and CPU model give the
+# guest to FILE and exits without booting (`dtc -I dtb FILE` prints it): the
+# CPU's riscv,isa there is what toolchain/flags.bzl's BOARD_ISA pins.
 # The board's entropy source, a virtio-rng device, is always added after the
 # QEMU ARGS (so a NIC given there keeps the highest virtio-mmio slot);
 # --no-rng leaves it out, to see how an image copes with no entropy.
@@ -35,7 +39,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -49,6 +53,9 @@ rng=(-device virtio-rng-device)
 extra=()
 boot_files="" tls_cert="" tls_key="" tls_throwaway=false no_tls=false
 token_file="" client_ca="" token_throwaway=false
+dump_dtb=""
+# The CPU model: QEMU 7.2's rv64 (its extensions: toolchain/flags.bzl).
+cpu=rv64
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --kernel) kernel=${2:?--kernel needs a path}; shift 2 ;;
@@ -67,13 +74,14 @@ while [[ $# -gt 0 ]]; do
     --management-token) token_file=${2:?--management-token needs a file holding the token}; shift 2 ;;
     --management-ca) client_ca=${2:?--management-ca needs a PEM file}; shift 2 ;;
     --token-throwaway) token_throwaway=true; shift ;;
+    --dump-dtb) dump_dtb=${2:?--dump-dtb needs a file name}; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     -h|--help) usage ;;
     *) echo "run_qemu.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
-[[ -n "$kernel" ]] || { echo "run_qemu.sh: --kernel is required" >&2; usage; }
-[[ -f "$kernel" ]] || { echo "run_qemu.sh: kernel '$kernel' not found" >&2; exit 2; }
+[[ -n "$kernel" || -n "$dump_dtb" ]] || { echo "run_qemu.sh: --kernel is required" >&2; usage; }
+[[ -n "$dump_dtb" || -f "$kernel" ]] || { echo "run_qemu.sh: kernel '$kernel' not found" >&2; exit 2; }
 if [[ -n "$gdb_port" && ! "$gdb_port" =~ ^[0-9]+$ ]]; then
   echo "run_qemu.sh: --gdb=PORT takes a TCP port number, got '$gdb_port'" >&2
   exit 2
@@ -113,6 +121,10 @@ if [[ "$version" != 7.2.* ]]; then
   echo "starling: $qemu is version ${version:-unknown}; Starling expects QEMU 7.2.x (Debian 12's qemu-system-misc)." >&2
   echo "Fix: install Debian 12's qemu-system-misc (sudo ./setup.sh), or point STARLING_QEMU at a 7.2 build." >&2
   exit 1
+fi
+if [[ -n "$dump_dtb" ]]; then
+  exec "$qemu" -machine "virt,dumpdtb=$dump_dtb" -cpu "$cpu" -smp 1 -m "$memory" -display none \
+    -bios default "${extra[@]}" "${rng[@]}"
 fi
 
 # Say which host ports reach the guest (user networking's hostfwd rules).
@@ -201,7 +213,7 @@ if [[ -n "$boot_files" ]]; then
   extra+=(-initrd "$boot_files")
 fi
 
-cmd=("$qemu" -machine virt -cpu rv64 -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
+cmd=("$qemu" -machine virt -cpu "$cpu" -smp 1 -m "$memory" "${console[@]}" -bios default -no-reboot
      -kernel "$kernel" "${extra[@]}" "${rng[@]}")
 if [[ -n "$pcap" ]]; then
   if ! printf '%s\n' "${extra[@]}" | grep -q 'id=n0'; then

@@ -15,7 +15,7 @@ import sys
 
 ARCH = [
     "--target=riscv64-unknown-elf",
-    "-march=rv64imac_zicsr_zifencei",
+    "-march=rv64imac_zicsr_zifencei_zba_zbb",
     "-mabi=lp64",
     "-mcmodel=medany",
 ]

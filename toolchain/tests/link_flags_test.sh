@@ -4,7 +4,7 @@
 set -euo pipefail
 required=(
   --target=riscv64-unknown-elf
-  -march=rv64imac_zicsr_zifencei
+  -march=rv64imac_zicsr_zifencei_zba_zbb
   -mabi=lp64
   -mcmodel=medany
   -fuse-ld=lld
