@@ -174,6 +174,7 @@ LWIP_PATCHES = [
 MBEDTLS_PATCHES = [
     "//net/tls/patches:0001-tls13-server-chooses-the-suite-by-its-own-order.patch",
     "//net/tls/patches:0002-x509-name-compare-of-empty-values.patch",
+    "//net/tls/patches:0003-psa-x25519-public-key-by-everest.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

@@ -14,6 +14,10 @@ Figures (docs/benchmarks.md, "The cost gate"):
       costs hundreds of cycles, which an instruction count does not show.
   size.<image>.<section>  bytes of .text, .rodata, .data, .bss in each image's
       ELF (sections as the board's linker script names them).
+  tls.<figure>  what TLS costs the server in guest instructions, from
+      //bench/tls's image under -icount (bench/tls/tls_cost.cc): a full and a
+      resumed TLS 1.3 handshake (each in all, and its longest step) and a
+      keep-alive request on an established session.
 
 Budgets and margins live in one checked-in file (bench/cost/budgets.txt). A
 figure more than its margin over its budget fails the check with a table of
@@ -146,6 +150,30 @@ def measure_instructions(args):
     return figures
 
 
+TLS_FIGURES = ("full_handshake.server_instructions", "full_handshake.longest_step",
+               "full_handshake_p256.server_instructions", "full_handshake_p256.longest_step",
+               "resumed_handshake.server_instructions", "resumed_handshake.longest_step",
+               "keepalive_request.server_instructions")
+
+
+def measure_tls(launcher):
+    """Boots //bench/tls's image; {tls.<figure>: float}."""
+    command = [launcher, "--timeout", "300"]
+    print("cost: " + " ".join(command), flush=True)
+    run = subprocess.run(command, capture_output=True, text=True)
+    figures = {}
+    for line in run.stdout.splitlines():
+        m = re.match(r"tls_cost: (tls\.[a-z0-9_.]+)=(\d+)$", line.strip())
+        if m:
+            figures[m.group(1)] = float(m.group(2))
+    missing = [f for f in TLS_FIGURES if f"tls.{f}" not in figures]
+    if run.returncode != 0 or missing:
+        tail = "\n".join((run.stdout + run.stderr).splitlines()[-8:])
+        raise BudgetError(f"the TLS cost run failed (exit {run.returncode}; no figure for "
+                          f"{', '.join(missing) or 'none missing'}):\n{tail}")
+    return figures
+
+
 def compare(figures, budgets, margins):
     """Rows (figure, budget, margin, limit, measured, verdict) and the failures."""
     rows, failed = [], []
@@ -248,6 +276,8 @@ def main(argv):
                         help="an image target's files: its .elf is sized, its .run.sh boots it")
     parser.add_argument("--generator", nargs="+", default=[], help="loadgen and linux_echo")
     parser.add_argument("--bench", help="bench/echo/bench.sh")
+    parser.add_argument("--tls", nargs="+", default=[],
+                        help="//bench/tls's image files: its .run.sh boots the TLS cost run")
     parser.add_argument("--nm", help="llvm-nm, for the size report's symbols")
     parser.add_argument("--symbols", type=int, default=12)
     args = parser.parse_args(argv)
@@ -256,6 +286,7 @@ def main(argv):
         launchers = {group[0]: [p for p in group[1:] if p.endswith(".run.sh")] for group in args.files}
         args.echo_launcher = (launchers.get("echo.qemu") or [None])[0]
         args.reflector_launcher = (launchers.get("reflector.qemu") or [None])[0]
+        args.tls_launcher = pick(args.tls, ".run.sh", "--tls") if args.tls else None
         if args.generator:
             args.loadgen = pick(args.generator, "/loadgen", "--generator")
             args.linux_echo = pick(args.generator, "/linux_echo", "--generator")
@@ -280,6 +311,8 @@ def main(argv):
                               " (--bench, --generator, --files echo.qemu/reflector.qemu)")
         figures = section_figures(args.image)
         figures.update(measure_instructions(args))
+        if args.tls_launcher:
+            figures.update(measure_tls(args.tls_launcher))
         if args.mode == "update":
             write_budgets(budget_path, lines, figures)
             print(f"cost: wrote {len(figures)} budgets to {budget_path}; review with git diff")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cost_gate.py's budget file, margins, comparison and ELF sections, on made-up figures."""
+"""cost_gate.py's budget file, margins, comparison, ELF sections and TLS run, on made-up figures."""
 
 import os
 import struct
@@ -119,6 +119,25 @@ class ElfTest(unittest.TestCase):
     def test_not_an_elf(self):
         with self.assertRaisesRegex(cost_gate.BudgetError, "not a little-endian ELF64"):
             cost_gate.elf_sections(write("hello"))
+
+    def launcher(self, body):
+        path = write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        return path
+
+    def test_tls_figures_are_read(self):
+        lines = "".join(f"echo 'tls_cost: tls.{f}={100 + i}'\n"
+                        for i, f in enumerate(cost_gate.TLS_FIGURES))
+        figures = cost_gate.measure_tls(self.launcher("echo booting\n" + lines))
+        self.assertEqual(figures["tls.full_handshake.server_instructions"], 100)
+        self.assertEqual(len(figures), len(cost_gate.TLS_FIGURES))
+
+    def test_a_failed_tls_run_is_named(self):
+        body = "echo 'tls_cost: tls.full_handshake.server_instructions=5'\n"
+        with self.assertRaisesRegex(cost_gate.BudgetError, "no figure for .*longest_step"):
+            cost_gate.measure_tls(self.launcher(body))
+        with self.assertRaisesRegex(cost_gate.BudgetError, "exit 1"):
+            cost_gate.measure_tls(self.launcher("echo 'tls_cost: FAIL the handshake'; exit 1\n"))
 
 
 if __name__ == "__main__":

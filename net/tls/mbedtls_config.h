@@ -67,6 +67,11 @@ time_t starling_mbedtls_time(time_t* out);
 #define MBEDTLS_ECP_DP_SECP384R1_ENABLED
 #define MBEDTLS_ECP_DP_CURVE25519_ENABLED
 #define MBEDTLS_ECDH_C
+/* X25519 agreement (and, by net/tls/patches/0003, the public key of an
+ * X25519 key share) through Project Everest's HACL* code in Mbed TLS's
+ * 3rdparty/, not the generic bignum Montgomery ladder: docs/tls.md, "What a
+ * handshake costs". */
+#define MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_ECDSA_DETERMINISTIC
 #define MBEDTLS_RSA_C
