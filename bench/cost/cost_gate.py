@@ -6,8 +6,8 @@ Figures (docs/benchmarks.md, "The cost gate"):
       packet, under QEMU -icount shift=0, at one fixed low rate and packet
       count (bench/echo/bench.sh --cost): udp_echo (1472-byte datagrams),
       tcp_echo (1460-byte records), their IPv6 twins udp_echo6 (1452) and
-      tcp_echo6 (1440) to the guest's link-local address, reflector
-      (1472-byte frames).
+      tcp_echo6 (1440) to the guest's link-local address, udp_echo_small
+      (32-byte datagrams, 74-byte frames), reflector (1472-byte frames).
   <leg>.mmio_reads_per_packet, <leg>.mmio_writes_per_packet  the guest's
       device register accesses in the same runs, as QEMU traces them
       (memory_region_ops_read/write): on the Star64 an uncached MMIO read
@@ -143,7 +143,7 @@ def measure_instructions(args):
             key, _, value = line.partition("=")
             if key.endswith("_per_packet"):  # not <leg>.packets
                 figures[key] = float(value)
-    for leg in ("udp_echo", "tcp_echo", "udp_echo6", "tcp_echo6", "reflector"):
+    for leg in ("udp_echo", "tcp_echo", "udp_echo6", "tcp_echo6", "udp_echo_small", "reflector"):
         for figure in ("busy_instructions", "mmio_reads", "mmio_writes"):
             if f"{leg}.{figure}_per_packet" not in figures:
                 raise BudgetError(f"bench.sh --cost gave no {figure} figure for {leg}")

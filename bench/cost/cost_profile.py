@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-LEGS = ("udp_echo", "tcp_echo", "udp_echo6", "tcp_echo6", "reflector")
+LEGS = ("udp_echo", "tcp_echo", "udp_echo6", "tcp_echo6", "udp_echo_small", "reflector")
 
 # Parts of the data path, by demangled symbol: the first pattern that
 # matches names the part. Order matters (a driver's coroutine resumes

@@ -25,8 +25,8 @@
 # --smoke: the echo leg only, one low rate for about a second; checks the CSV
 # (header exact, 12 numeric columns, utilisation included, zero bad packets)
 # and exits non-zero otherwise. Speed is never checked.
-# --cost FILE: the cost gate's figures (bench/cost): echo (UDP and TCP) and
-# the reflector booted under -icount, each run at one fixed low rate for a
+# --cost FILE: the cost gate's figures (bench/cost): echo (UDP and TCP, and
+# 32-byte UDP datagrams) and the reflector booted under -icount, each run at one fixed low rate for a
 # fixed packet count; busy guest instructions per packet written to FILE as
 # key=value lines. Any bad packet fails the run.
 # The cost runs also count the guest's MMIO reads and writes per packet
@@ -603,6 +603,10 @@ leg_cost() {
   gate_run udp_echo6 "$ns" --target "$guest_ip6%tap0" --size 1452 --util-port 0 || return 1
   gate_run tcp_echo6 "$ns" --target "$guest_ip6%tap0" --transport tcp --port 1236 --size 1440 \
     --util-port 0 || return 1
+  # Small packets: 32-byte datagrams, the generator's smallest (its
+  # sequence and timestamp header), 74-byte frames (78 with the FCS; a
+  # minimum frame is 64). What a packet costs apart from its bytes.
+  gate_run udp_echo_small "$ns" --size 32 --util-port 0 || return 1
   stop_pid "$guest_pid"
   local raw=(--transport raw --iface tap0 --dst-mac "$guest_mac" --src-ip "$tap_ip" --util-port 0)
   # shellcheck disable=SC2046
