@@ -26,9 +26,10 @@
 # (header exact, 12 numeric columns, utilisation included, zero bad packets)
 # and exits non-zero otherwise. Speed is never checked.
 # --cost FILE: the cost gate's figures (bench/cost): echo (UDP and TCP, and
-# 32-byte UDP datagrams) and the reflector booted under -icount, each run at one fixed low rate for a
-# fixed packet count; busy guest instructions per packet written to FILE as
-# key=value lines. Any bad packet fails the run.
+# 32-byte UDP datagrams) and the reflector booted under -icount, each run
+# at one fixed low rate for a fixed packet count; busy guest instructions
+# per packet written to FILE as key=value lines. Any bad packet fails the
+# run.
 # The cost runs also count the guest's MMIO reads and writes per packet
 # (QEMU's memory_region_ops_read/write trace events, switched on through the
 # QEMU monitor for each run only): <leg>.mmio_reads_per_packet and
