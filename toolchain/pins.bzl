@@ -168,6 +168,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0015-tcp-sacked-bytes-mark-a-loss.patch",
     "//net/lwip/patches:0016-tcp-timeout-keeps-the-queue-in-order.patch",
     "//net/lwip/patches:0017-pbuf-header-room-hook.patch",
+    "//net/lwip/patches:0018-tcp-new-syn-reopens-time-wait.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

@@ -7,8 +7,9 @@ driver's descriptor rings, the model's DMA and interrupts.
 
 Checks: curl GET / byte for byte against apps/httpd/site/index.html (and its
 Content-Type and ETag), GET /healthz, POST /echo (4 KiB, byte for byte), a
-404; GET /metrics parsed by prometheus_client (test/http/http_checks.py):
-its Content-Type, the render cost of the page before it; a keep-alive burst
+404; a client served again from the port of a connection the server closed
+first (its side in TIME-WAIT); GET /metrics parsed by prometheus_client
+(test/http/http_checks.py): its Content-Type, the render cost of the page before it; a keep-alive burst
 (ab -k -n 500 -c 8: all complete, none failed, all on kept-alive
 connections, all 2xx); then the metrics again: slots and body buffers back
 at the scrape's own, every request counted, no driver error. Bounded: every
@@ -19,6 +20,7 @@ wait has a deadline, the app is stopped at the end, the namespace removed.
 import argparse
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -28,7 +30,7 @@ from host_process import App, report, run_in_namespace
 # Kept: an sh_test runs this script as a plain file, and http_checks.py is
 # not in its directory (which Python puts on the path itself).
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import Checks, boot_files, check_index, curl, metrics  # noqa: E402
+from http_checks import Checks, boot_files, check_index, curl, get_and_close, metrics  # noqa: E402
 
 GUEST = "10.0.2.15"
 BASE = f"http://{GUEST}"
@@ -77,6 +79,30 @@ def inside(args):
 
         r = curl("--output", "/dev/null", "--write-out", "%{http_code}", BASE + "/nope")
         check(r.stdout == b"404", f"GET /nope is 404 (got {r.stdout.decode()})")
+
+        # A client that connects again from the port of a connection the
+        # server closed first (Connection: close), while the server's side
+        # of it is in TIME-WAIT: served at once (lwIP patch 0018; without
+        # it every SYN was answered for the old connection and connect()
+        # timed out, as Linux's bind() to port 0 can pick that port).
+        with socket.create_connection((GUEST, 80), timeout=5) as first:
+            port = first.getsockname()[1]
+            get_and_close(first)
+        time.sleep(0.3)  # our LAST-ACK ends with the server's ACK
+        again = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.settimeout(3)
+        try:
+            again.bind(("10.0.2.2", port))
+            again.connect((GUEST, 80))
+            reply = get_and_close(again)
+            check(reply.startswith(b"HTTP/1.1 200 OK"),
+                  f"a client again from port {port}, the server's side in TIME-WAIT, served")
+        except OSError as e:
+            check(False, f"a client again from port {port}, the server's side in TIME-WAIT, "
+                  f"served ({type(e).__name__}: {e})")
+        finally:
+            again.close()
 
         # Twice: the second page shows the first one's render cost.
         metrics(80, GUEST)

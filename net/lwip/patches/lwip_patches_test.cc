@@ -563,6 +563,61 @@ TEST_F(LwipPatchesTest, TimeoutKeepsTheHoleAtTheHeadOfTheQueue) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0018: a client that closes second and then connects again from the same
+// port (Linux's bind() to port 0 picks any port it holds no state for)
+// finds our side of the old connection in TIME-WAIT, for 2 MSL (120 s).
+// Its new SYN, above the old connection's sequence space, opens the new
+// connection (RFC 1122 4.2.2.13, RFC 6191), as Linux and the BSDs do.
+// Unpatched lwIP answers it with an ACK of the old connection, the client
+// resets that, and every SYN it retries meets the same: connect() times out
+// (CI saw it in tls_hostile_test: "s.connect((GUEST, 443)) timed out").
+TEST_F(LwipPatchesTest, NewSynReopensATimeWaitConnection) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1308;
+    constexpr std::uint16_t kPeerPort = 45008;
+    auto listener = TcpListener::listen(kPort, 4);
+    EXPECT_TRUE(listener.ok());
+    if (!listener.ok()) co_return {};
+    const std::uint32_t iss = (co_await handshake_from_peer(kPort, kPeerPort)).value_or(0);
+    auto stream = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(stream.ok());
+    if (!stream.ok()) co_return {};
+    // We close first; the peer acknowledges our FIN and sends its own.
+    EXPECT_TRUE(stream->close().ok());
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, kPeerSeq, iss + 2, 0x11 /*FIN|ACK*/));
+    bool time_wait = false;
+    for (const tcp_pcb* p = tcp_tw_pcbs; p != nullptr; p = p->next) {
+      time_wait |= p->local_port == kPort && p->remote_port == kPeerPort;
+    }
+    EXPECT_TRUE(time_wait) << "our side of the old connection is not in TIME-WAIT";
+    // The new SYN from the same port, far above the old sequence space.
+    constexpr std::uint32_t kNewSeq = kPeerSeq + 5'000'000;
+    NetifTestRig::nic().sent.clear();
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, kNewSeq, 0, 2 /*SYN*/, {}, 1460));
+    std::uint32_t new_iss = 0;
+    bool synack = false;
+    for (const Bytes& f : NetifTestRig::nic().sent) {
+      if (f.size() < 54 || get16(f, 36) != kPeerPort) continue;
+      const auto flags = std::to_integer<std::uint8_t>(f[47]);
+      if ((flags & 0x12) == 0x12 && get32(f, 42) == kNewSeq + 1) {
+        synack = true;
+        new_iss = get32(f, 38);
+      }
+    }
+    EXPECT_TRUE(synack) << "the new SYN got no SYN-ACK (the old connection's ACK instead)";
+    if (!synack) co_return {};
+    (void)co_await NetifTestRig::deliver(
+        tcp_frame(kPeerPort, kPort, kNewSeq + 1, new_iss + 1, 16 /*ACK*/));
+    auto again = co_await async::with_timeout(listener->accept(), async::kSecond);
+    EXPECT_TRUE(again.ok()) << "the new connection was not accepted";
+    if (again.ok()) again->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // An IPv4 fragment from `src` to us, as an Ethernet frame: `data` at byte
 // `offset` of datagram `id`'s payload (a multiple of 8 unless it is the
 // last), more to come unless `last`.
