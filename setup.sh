@@ -77,6 +77,9 @@ PACKAGES=(
   cpio
   # The metrics page checked by Prometheus's own text parser (test/metrics).
   python3-prometheus-client
+  # The libraries the pinned chronyd (@chrony, an NTP server on the SNTP
+  # test's link) loads: the binary alone is extracted, not installed.
+  libcap2 libedit2 libgnutls30 libnettle8 libseccomp2
   # The checksum offload test turns a veth's TX checksumming off, so Linux
   # computes (and its peer checks) what the guest left to virtio-net.
   ethtool

@@ -13,11 +13,13 @@
 #include "kernel/mem/page_metrics.h"
 #include "kernel/metrics/page.h"
 #include "kernel/metrics/registry.h"
+#include "kernel/text/writer.h"
 #include "net/fairness/peer_shares.h"
 #include "net/lwip/lwip_metrics.h"
 #include "net/netif/ip_metrics.h"
 #include "net/netif/netif_metrics.h"
 #include "net/port/random.h"
+#include "net/sntp/sntp.h"
 #include "net/tcp/tcp_metrics.h"
 
 namespace starling::board {
@@ -60,12 +62,38 @@ void register_metrics(std::string_view app, Netif& netif) {
       net::register_tcp_metrics(registry),
       metrics::register_render_metrics(registry),
       net::register_ip_metrics(registry),
+      net::register_clock_metrics(registry),
   };
   for (const Result<void>& result : results) {
     if (!result.ok()) {
       print_failure(app, "metrics registration (some metrics missing)", result.error());
       return;
     }
+  }
+}
+
+// Where the wall clock will come from, once: "clock: unset; sntp from
+// 10.0.2.2" (or "from DHCP's servers", or "sntp=off").
+void print_clock_source(std::string_view app, const net::SntpConfig& sntp, bool dhcp) {
+  print(app);
+  print(": clock unset; ");
+  switch (sntp.mode) {
+    case net::SntpConfig::Mode::kOff:
+      print("sntp=off: no Date header, certificate dates not checked\n");
+      return;
+    case net::SntpConfig::Mode::kDhcp:
+      print(dhcp ? "sntp from the servers DHCP names\n"
+                 : "sntp from the servers DHCPv6 names (none on the command line: sntp=ADDR)\n");
+      return;
+    case net::SntpConfig::Mode::kServers:
+      print("sntp from");
+      for (std::size_t i = 0; i < sntp.server_count; ++i) {
+        char text[net::kIpTextMax];
+        print(" ");
+        print(net::format_ip(sntp.servers[i], text));
+      }
+      print("\n");
+      return;
   }
 }
 
@@ -97,6 +125,14 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
     }
     net::apply_peer_shares(app, network.bootargs);
   }
+  net::SntpConfig sntp;
+  if (text::Line<200> why; !net::parse_sntp_bootargs(network.bootargs, sntp, why)) {
+    print(app);
+    print(": ignoring bootargs ");
+    print(why.view());
+    print("\n");
+  }
+  net::configure_sntp(sntp);
 
   auto nic = board::nic(boot::page_allocator());
   if (!nic.ok()) {
@@ -136,6 +172,11 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
   print(" gw ");
   print_ip(netif->gateway());
   print(network.ip.dhcp ? " (dhcp)\n" : " (static)\n");
+
+  // The wall clock (net/sntp): polled from here on; the console says when
+  // it is set. Without servers on the command line it waits for DHCP's.
+  net::start_sntp(sntp);
+  print_clock_source(app, sntp, network.ip.dhcp);
 
   print(app);
   print(": entropy from ");

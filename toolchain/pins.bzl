@@ -91,6 +91,15 @@ PROMETHEUS_PACKAGES = {
     "prometheus": ("2.42.0+ds-5+deb12u1", "81d59a24fce84f7fbe97a45a4f2914b6a5881b5cd1db2a6a0e129e515e1a5f55"),
 }
 
+# chrony's chronyd: a real NTP server on the test link (//test/http:sntp_qemu_test
+# serves the image its time from a namespace; -x: it never sets the host's
+# clock). Only the binary is extracted, nothing installed (no service, no
+# user). It loads libcap2, libedit2, libgnutls30, libnettle8 and libseccomp2
+# from the system (setup.sh installs them).
+CHRONY_PACKAGES = {
+    "chrony": ("4.3-2+deb12u3", "0b215bde3a8b31d1da5a5afbf24a16dce65701f56f3f8b789cb18dfb664b4a61"),
+}
+
 # dtc, which mkimage runs to compile a FIT's source (.its) into the .itb
 # (mkimage calls `dtc` by name: platform/image.bzl puts this one first on
 # PATH). It loads libyaml-0.so.2 from the system (setup.sh installs it).
@@ -169,6 +178,8 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0016-tcp-timeout-keeps-the-queue-in-order.patch",
     "//net/lwip/patches:0017-pbuf-header-room-hook.patch",
     "//net/lwip/patches:0018-tcp-new-syn-reopens-time-wait.patch",
+    "//net/lwip/patches:0019-sntp-sanity-checks.patch",
+    "//net/lwip/patches:0020-sntp-polls-without-waiting.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

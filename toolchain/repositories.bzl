@@ -3,6 +3,7 @@
 load(
     "//toolchain:pins.bzl",
     "BUILDIFIER_NPM",
+    "CHRONY_PACKAGES",
     "COMPILERS",
     "DTC_PACKAGES",
     "GOOGLETEST_PACKAGES",
@@ -64,6 +65,12 @@ def starling_repositories():
         packages = pinned(PROMETHEUS_PACKAGES),
         extract = {"prometheus": ["./usr/bin/promtool", "./usr/bin/prometheus"]},
         build_file = "//toolchain/repositories:BUILD.prometheus",
+    )
+    debian_packages(
+        name = "chrony",
+        packages = pinned(CHRONY_PACKAGES),
+        extract = {"chrony": ["./usr/sbin/chronyd"]},
+        build_file = "//toolchain/repositories:BUILD.chrony",
     )
     debian_packages(
         name = "dtc",

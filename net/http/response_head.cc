@@ -3,6 +3,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernel/text/writer.h"
+#include "kernel/wall_clock/calendar.h"
+#include "kernel/wall_clock/wall_clock.h"
+
 namespace starling::net::http {
 namespace {
 
@@ -79,6 +83,28 @@ Response status_response(Status status) {
   return r;
 }
 
+namespace {
+
+// The Date header's value now, or empty while the wall clock is unset:
+// formatted once a second and kept (as nginx keeps its time strings), so
+// most responses copy 29 bytes.
+std::string_view http_date_now() {
+  static constinit char cached[32] = {};
+  static constinit std::int64_t cached_second = -1;
+  static constinit std::size_t cached_size = 0;
+  const auto now = wall_clock::now_unix_seconds();
+  if (!now) return {};
+  if (*now != cached_second) {
+    text::TextWriter tw(cached);
+    wall_clock::write_http_date(*now, tw);
+    cached_size = tw.size();
+    cached_second = *now;
+  }
+  return {cached, cached_size};
+}
+
+}  // namespace
+
 [[clang::no_builtin("memcpy")]] std::size_t render_head(const Response& response,
                                                         const HeadOptions& options,
                                                         std::span<char> out) {
@@ -88,6 +114,11 @@ Response status_response(Status status) {
   w.put(" ");
   w.put(reason(response.status));
   w.put("\r\nServer: starling\r\n");
+  if (const std::string_view date = http_date_now(); !date.empty()) {
+    w.put("Date: ");
+    w.put(date);
+    w.put("\r\n");
+  }
   if (!response.content_type.empty()) {
     w.put("Content-Type: ");
     w.put(response.content_type);

@@ -12,6 +12,7 @@
 //
 //   HTTP/1.1 200 OK\r\n
 //   Server: starling\r\n
+//   Date: <IMF-fixdate>\r\n          (once the wall clock is set)
 //   Content-Type: text/html\r\n        (if set)
 //   X-Content-Type-Options: nosniff\r\n  (with it, over HTTPS)
 //   Content-Length: 1234\r\n           (not for 1xx, 204 and 304)
@@ -22,8 +23,9 @@
 //                                       keep-alive for HTTP/1.0 clients that asked)
 //   \r\n
 //
-// No Date header: the kernel has no wall clock, and RFC 9110 §6.6.1 lets an
-// origin without one leave it out.
+// Date: Sun, 06 Dec 2026 12:41:34 GMT, after Server, once the wall clock is
+// set (SNTP: net/sntp); until then none, as RFC 9110 §6.6.1 asks of an
+// origin without a clock.
 namespace starling::net::http {
 
 struct HeadOptions {

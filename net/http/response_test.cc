@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "kernel/hal/clock.h"
+#include "kernel/wall_clock/wall_clock.h"
 #include "net/http/body_buffer.h"
 #include "net/http/response.h"
 #include "net/http/response_head.h"
@@ -49,6 +51,24 @@ TEST(ResponseHead, BodylessStatusesHaveNoLengthAndAllowIsListed) {
             "HTTP/1.1 405 Method Not Allowed\r\nServer: starling\r\n"
             "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 18\r\n"
             "Allow: GET, HEAD, POST\r\n\r\n");
+}
+
+// Once the wall clock is set, a Date header after Server (RFC 9110's
+// IMF-fixdate), following the clock from second to second.
+TEST(ResponseHead, DateOnceTheClockIsSet) {
+  wall_clock::reset_for_testing();
+  Response r;
+  r.status = Status::kNoContent;
+  EXPECT_EQ(head_of(r), "HTTP/1.1 204 No Content\r\nServer: starling\r\n\r\n");
+  const std::uint64_t now = hal::now_ns();
+  ASSERT_TRUE(wall_clock::set(1'796'558'400LL * wall_clock::kNanosecondsPerSecond, now).ok());
+  EXPECT_EQ(head_of(r),
+            "HTTP/1.1 204 No Content\r\nServer: starling\r\n"
+            "Date: Sun, 06 Dec 2026 12:00:00 GMT\r\n\r\n");
+  // Two seconds on (as if the clock were read two seconds later).
+  ASSERT_TRUE(wall_clock::set(1'796'558'402LL * wall_clock::kNanosecondsPerSecond, now).ok());
+  EXPECT_NE(head_of(r).find("Date: Sun, 06 Dec 2026 12:00:02 GMT\r\n"), std::string::npos);
+  wall_clock::reset_for_testing();
 }
 
 TEST(ResponseHead, AHeadThatDoesNotFitIsRefused) {

@@ -302,6 +302,48 @@
  * a time: net/lwip/checksum.cc); algorithm 3 is what lwIP would use without. */
 #define LWIP_CHKSUM_ALGORITHM 3
 
+/* ---- SNTP (net/sntp: lwIP's app, RFC 4330) ----------------------------------- */
+
+/* Up to two servers, from sntp= on the command line or handed out by DHCP
+ * (option 42) or stateless DHCPv6 (option 31); no names (no DNS lookup). */
+#define SNTP_SERVER_DNS 0
+#define LWIP_DHCP_GET_NTP_SRV 1
+#define LWIP_DHCP_MAX_NTP_SERVERS 2
+#define LWIP_DHCP6_GET_NTP_SRV 1
+#define LWIP_DHCP6_MAX_NTP_SERVERS 2
+#define SNTP_MAX_SERVERS 2
+/* Responses must answer our request (originate timestamp, level 2) and come
+ * from a synchronised server (level 3, patch 0019); the offset corrects for
+ * half the round trip (RFC 4330's clock offset). */
+#define SNTP_CHECK_RESPONSE 3
+#define SNTP_COMP_ROUNDTRIP 1
+#define SNTP_STARTUP_DELAY 0
+/* The poll interval is sntp.poll_s= (15 s to a day, default an hour),
+ * checked against RFC 4330's 15 s floor where it is read (net/sntp). */
+#define SNTP_SUPPRESS_DELAY_CHECK
+#define SNTP_UPDATE_DELAY starling_sntp_poll_ms()
+/* The wall clock (kernel/wall_clock) is read and set in NTP's format, and
+ * every refused response is counted (net/sntp/sntp.cc defines these). */
+#define SNTP_GET_SYSTEM_TIME_NTP(s, f) starling_sntp_get_time(&(s), &(f))
+#define SNTP_SET_SYSTEM_TIME_NTP(s, f) starling_sntp_set_time((s), (f))
+#define SNTP_RESPONSE_REFUSED(why) starling_sntp_refused(why)
+/* Patch 0020: a request that could not be sent is tried again in 1 s. */
+#define SNTP_REQUEST_UNSENT() starling_sntp_unsent()
+#if !defined(__ASSEMBLER__)
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+uint32_t starling_sntp_poll_ms(void);
+void starling_sntp_get_time(int32_t* sec, uint32_t* frac);
+void starling_sntp_set_time(int32_t sec, uint32_t frac);
+void starling_sntp_refused(int why);
+void starling_sntp_unsent(void);
+#ifdef __cplusplus
+}
+#endif
+#endif
+
 /* ---- Hooks ------------------------------------------------------------------ */
 
 /* arch/hooks.h declares them; net/port/random.cc defines them. */

@@ -10,6 +10,7 @@ extern "C" {
 #include "mbedtls/psa_util.h"
 }
 #include "mbedtls/sha256.h"
+#include "net/tls/certificate_dates.h"
 #include "net/tls/mbedtls_port.h"
 
 namespace starling::net::tls {
@@ -169,6 +170,8 @@ Result<void> ServerContext::init(std::span<const std::byte> cert_pem,
     }
     mbedtls_ssl_conf_ca_chain(&config_, &client_ca_, nullptr);
     mbedtls_ssl_conf_authmode(&config_, MBEDTLS_SSL_VERIFY_OPTIONAL);
+    // Their validity dates, once the wall clock is set (certificate_dates.h).
+    mbedtls_ssl_conf_verify(&config_, verify_certificate_dates, nullptr);
     verifies_clients_ = true;
   }
   ready_ = true;

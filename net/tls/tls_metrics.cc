@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 
+#include "net/tls/certificate_dates.h"
 #include "net/tls/mbedtls_port.h"
 #include "net/tls/tls.h"
 
@@ -70,6 +71,15 @@ Result<void> register_tls_metrics(metrics::Registry& registry) {
       {"closed_early", &s.closed_early}, {"timeout", &s.timeouts}};
   if (auto ok = add_labelled(registry, "starling_tls_failures_total",
                              "TLS connections that failed, by why.", "kind", failures);
+      !ok.ok()) {
+    return ok;
+  }
+  const CertificateDateStats& d = certificate_date_stats();
+  const Labelled dates[] = {{"unchecked", &d.unchecked}, {"refused", &d.refused}};
+  if (auto ok = add_labelled(registry, "starling_tls_client_cert_dates_total",
+                             "Client certificates whose validity dates were checked against the "
+                             "wall clock and refused, or not checked: the clock was unset.",
+                             "result", dates);
       !ok.ok()) {
     return ok;
   }

@@ -28,6 +28,7 @@
 #include "net/netif/ip_metrics.h"
 #include "net/netif/netif.h"
 #include "net/netif/netif_metrics.h"
+#include "net/sntp/sntp.h"
 #include "net/tcp/tcp_metrics.h"
 #include "net/tls/tls_metrics.h"
 
@@ -107,6 +108,7 @@ int run(bool reference) {
       net::register_lwip_metrics(registry),
       net::register_tcp_metrics(registry),
       net::register_ip_metrics(registry),
+      net::register_clock_metrics(registry),
       net::http::register_http_metrics(registry),
       net::tls::register_tls_metrics(registry),
       metrics::register_render_metrics(registry),
