@@ -80,6 +80,8 @@ PACKAGES=(
   # The libraries the pinned chronyd (@chrony, an NTP server on the SNTP
   # test's link) loads: the binary alone is extracted, not installed.
   libcap2 libedit2 libgnutls30 libnettle8 libseccomp2
+  # Client certificates with chosen validity dates (test/http/sntp_qemu_test.py).
+  python3-cryptography
   # The checksum offload test turns a veth's TX checksumming off, so Linux
   # computes (and its peer checks) what the guest left to virtio-net.
   ethtool

@@ -5,10 +5,17 @@ riscv64 httpd image in QEMU on a TAP in a namespace of the test's own, with
 Debian's chronyd (the pinned @chrony, `-x`: it never sets the host's clock)
 serves at 10.0.2.2.
 
-1. Before any answer: no Date header, starling_clock_synchronized 0.
+HTTPS with a client CA in the boot files: a client certificate the CA
+signed, valid from 2020 to 2021 (made with python3-cryptography), stands
+for a lapsed one.
+
+1. Before any answer: no Date header, starling_clock_synchronized 0; the
+   lapsed certificate is admitted to /metrics (its dates cannot be
+   checked) and counted as unchecked.
 2. The silent server is left after lwIP's 15 s; chronyd's time is taken
    (console "clock: ... from 10.0.2.2 (sntp, set)"): Date headers and
-   starling_clock_unix_seconds within 3 s of the host's clock.
+   starling_clock_unix_seconds within 3 s of the host's clock; now the
+   lapsed certificate gets 403 (counted as refused), a current one 200.
 3. chronyd stops and a server that lies takes 10.0.2.2: to one request it
    answers "unsynchronised" (leap indicator 3), stratum 16, a reply to
    another request, then 1990. Each refused and counted by reason
@@ -20,6 +27,7 @@ serves at 10.0.2.2.
   sntp_qemu_test.py --qemu apps/httpd/qemu --chronyd .../chronyd
 """
 import argparse
+import datetime
 import email.utils
 import http.client
 import os
@@ -34,12 +42,66 @@ sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "
 sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
 import host_process  # noqa: E402
 import ntp_server  # noqa: E402  (test/lib, on the path host_process puts it)
-from http_checks import boot_files, metrics  # noqa: E402
+from http_checks import boot_files, metrics, throwaway_pair  # noqa: E402
 
 GUEST = "10.0.2.15"
 SERVER = "10.0.2.2"
 SILENT = "10.0.2.9"
 POLL_S = 15
+
+
+def client_certificates(work):
+    """A client CA (valid now), a certificate it signed that lapsed in 2021
+    and one valid now, each with its key: {name: (cert path, key path)}."""
+    from cryptography import x509  # noqa: PLC0415
+    from cryptography.hazmat.primitives import hashes, serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID  # noqa: PLC0415
+
+    def name(cn):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    def write(stem, cert, key):
+        paths = (os.path.join(work, stem + ".pem"), os.path.join(work, stem + ".key"))
+        with open(paths[0], "wb") as f:
+            f.write(cert.public_bytes(serialization.Encoding.PEM))
+        with open(paths[1], "wb") as f:
+            f.write(key.private_bytes(serialization.Encoding.PEM,
+                                      serialization.PrivateFormat.PKCS8,
+                                      serialization.NoEncryption()))
+        return paths
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = (x509.CertificateBuilder().subject_name(name("starling test client CA"))
+          .issuer_name(name("starling test client CA")).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number())
+          .not_valid_before(now - datetime.timedelta(days=1))
+          .not_valid_after(now + datetime.timedelta(days=30))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    out = {"ca": write("ca", ca, ca_key)}
+    for stem, start, end in (("lapsed", datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
+                              datetime.datetime(2021, 1, 1, tzinfo=datetime.timezone.utc)),
+                             ("current", now - datetime.timedelta(days=1),
+                              now + datetime.timedelta(days=30))):
+        key = ec.generate_private_key(ec.SECP256R1())
+        cert = (x509.CertificateBuilder().subject_name(name("prometheus")).issuer_name(ca.subject)
+                .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                .not_valid_before(start).not_valid_after(end)
+                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]),
+                               critical=False)
+                .sign(ca_key, hashes.SHA256()))
+        out[stem] = write(stem, cert, key)
+    return out
+
+
+def metrics_status(server_cert, client):
+    """The status of GET https://GUEST/metrics with `client` (cert, key)."""
+    r = subprocess.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10",
+                        "--cacert", server_cert, "--cert", client[0], "--key", client[1],
+                        f"https://{GUEST}/metrics"], capture_output=True, text=True, timeout=20)
+    return r.stdout.strip() or f"curl exit {r.returncode}: {r.stderr.strip()[-200:]}"
 
 
 def date_header():
@@ -88,7 +150,10 @@ def inside(args):
             failures.append(what)
 
     work = tempfile.mkdtemp(prefix="starling-sntp-")
-    initrd = boot_files(work)
+    server_cert, server_key = throwaway_pair(work, GUEST)
+    clients = client_certificates(work)
+    initrd = boot_files(work, f"tls/cert.pem={server_cert}", f"tls/key.pem={server_key}",
+                        f"management/client-ca.pem={clients['ca'][0]}")
     os.environ["STARLING_HTTPD_NETDEV"] = "tap,id=n0,ifname=st0,script=no,downscript=no"
     app = host_process.App([args.qemu, "--timeout", "600", "--", "-initrd", initrd, "-append",
                             f"ip={GUEST}/24 sntp={SILENT},{SERVER} sntp.poll_s={POLL_S}"])
@@ -104,6 +169,11 @@ def inside(args):
         check(date_header() is None, "no Date header while the clock is unset")
         m = metrics(80, GUEST)[2]
         check(m.get("starling_clock_synchronized") == 0, "starling_clock_synchronized 0 at first")
+        got = metrics_status(server_cert, clients["lapsed"])
+        check(got == "200", f"unset: the lapsed certificate admitted, its dates unchecked ({got})")
+        m = metrics(80, GUEST)[2]
+        unchecked = m.get('starling_tls_client_cert_dates_total{result="unchecked"}', 0)
+        check(unchecked >= 1, f"... and counted as unchecked ({unchecked:g})")
 
         # 2. chronyd on the link; the silent server is left after 15 s.
         chronyd = start_chronyd(args.chronyd, work)
@@ -121,6 +191,13 @@ def inside(args):
         check(abs(unix - time.time()) <= 3, f"starling_clock_unix_seconds {unix:.3f} within 3 s")
         check(m.get('starling_sntp_responses_total{result="accepted"}', 0) >= 1,
               "the accepted response counted")
+        got = metrics_status(server_cert, clients["lapsed"])
+        check(got == "403", f"set: the lapsed certificate refused ({got})")
+        got = metrics_status(server_cert, clients["current"])
+        check(got == "200", f"set: a current certificate admitted ({got})")
+        m = metrics(80, GUEST)[2]
+        refused = m.get('starling_tls_client_cert_dates_total{result="refused"}', 0)
+        check(refused >= 1, f"the lapsed certificate counted as refused ({refused:g})")
 
         # 3. A server that lies, then 4. one an hour back.
         chronyd.terminate()
