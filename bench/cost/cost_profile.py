@@ -132,9 +132,11 @@ def bare(name):
     return text.split(" ")[-1]  # a function template's return type comes first
 
 
-def part_of(name):
+def part_of(name, parts=PARTS):
+    """The first of `parts` ((part, pattern), ...) whose pattern `name`'s
+    bare name matches, else OTHER (tls_profile.py has parts of its own)."""
     plain = bare(name)
-    for part, pattern in PARTS:
+    for part, pattern in parts:
         if re.search(pattern, plain):
             return part
     return OTHER

@@ -27,6 +27,10 @@
 #include "kernel/arch/riscv/csr.h"
 #include "kernel/boot/app.h"
 #include "kernel/console/console.h"
+#include "kernel/fdt/chosen.h"
+#include "kernel/lib/bootargs.h"
+#include "kernel/mem/address.h"
+#include "kernel/text/writer.h"
 #include "mbedtls/ssl.h"
 // psa_util.h declares mbedtls_psa_get_random without C linkage for C++.
 extern "C" {
@@ -34,13 +38,33 @@ extern "C" {
 }
 #include "net/tls/tls.h"
 
+// Where each counted call begins and ends, for //bench/cost:tls_profile
+// (bench/cost/tls_profile.py): QEMU's instruction log names the function of every
+// instruction, so a call of one of these marks the start of a counted
+// server call of that kind, and the last one its end. Empty, and out of
+// line so that they stay calls; outside the instret reads, so the figures
+// do not count them.
+#define STARLING_TLS_COST_MARK(name)         \
+  extern "C" [[gnu::noinline]] void name() { \
+    asm volatile("" ::: "memory");           \
+  }
+STARLING_TLS_COST_MARK(starling_tls_cost_full_handshake)
+STARLING_TLS_COST_MARK(starling_tls_cost_full_handshake_p256)
+STARLING_TLS_COST_MARK(starling_tls_cost_resumed_handshake)
+STARLING_TLS_COST_MARK(starling_tls_cost_keepalive_request)
+STARLING_TLS_COST_MARK(starling_tls_cost_leave)
+#undef STARLING_TLS_COST_MARK
+
 namespace starling::bench::tls {
 namespace {
 
 using console::print;
 
-constexpr int kHandshakes = 4;  // of each kind; the figures are averages
-constexpr int kRequests = 16;   // keep-alive requests on one session
+// Of each kind; the figures are averages. tls_cost.handshakes=N on the
+// kernel command line sets another (the profile runs one of each: its
+// instruction log is ~60 M lines a handshake of each kind).
+constexpr int kHandshakes = 4;
+constexpr int kRequests = 16;  // keep-alive requests on one session
 constexpr std::size_t kRequestBytes = 80;
 constexpr std::size_t kResponseBytes = 830;  // the size issue 50's floor is worked out for
 
@@ -85,15 +109,19 @@ std::uint64_t instret() {
 }
 
 // Instructions the server spent: in all, and its longest single call (what
-// the stall detector sees as one run).
+// the stall detector sees as one run). `mark`: the profile's marker of
+// this kind of call (none for calls not counted in a figure).
 struct Cost {
   std::uint64_t total = 0;
   std::uint64_t longest = 0;
+  void (*mark)() = nullptr;
   template <typename F>
   int count(F call) {
+    if (mark != nullptr) mark();
     const std::uint64_t before = instret();
     const int r = call();
     const std::uint64_t spent = instret() - before;
+    if (mark != nullptr) starling_tls_cost_leave();
     total += spent;
     longest = std::max(longest, spent);
     return r;
@@ -300,7 +328,7 @@ bool configure_client(mbedtls_ssl_config& client, const std::uint16_t* groups) {
   return true;
 }
 
-int run() {
+int run(int handshakes) {
   static net::tls::ServerContext server;
   if (auto ok = server.init(std::as_bytes(std::span(kCertPem, sizeof kCertPem - 1)),
                             std::as_bytes(std::span(kKeyPem, sizeof kKeyPem - 1)));
@@ -319,38 +347,47 @@ int run() {
   static mbedtls_ssl_config client, client_p256;
   if (!configure_client(client, x25519) || !configure_client(client_p256, p256)) return 1;
 
-  Cost full, resumed, request, full_p256;
+  Cost full{.mark = starling_tls_cost_full_handshake};
+  Cost resumed{.mark = starling_tls_cost_resumed_handshake};
+  Cost request{.mark = starling_tls_cost_keepalive_request};
+  Cost full_p256{.mark = starling_tls_cost_full_handshake_p256};
   mbedtls_ssl_session saved;
   mbedtls_ssl_session_init(&saved);
   bool ok = true;
-  for (int i = 0; i < kHandshakes && ok; ++i) {
+  for (int i = 0; i < handshakes && ok; ++i) {
     Cost unused;
     ok = connect(server.config(), &client, full, i == 0 ? request : unused, i == 0 ? kRequests : 1,
                  nullptr, i == 0 ? &saved : nullptr, StepLog{.on = i == 0});
   }
   const std::uint64_t resumed_before = net::tls::tls_stats().resumed;
-  for (int i = 0; i < kHandshakes && ok; ++i) {
+  for (int i = 0; i < handshakes && ok; ++i) {
     Cost unused;
     ok = connect(server.config(), &client, resumed, unused, 1, &saved, nullptr);
   }
   mbedtls_ssl_session_free(&saved);
-  for (int i = 0; i < kHandshakes && ok; ++i) {
+  for (int i = 0; i < handshakes && ok; ++i) {
     Cost unused;
     ok = connect(server.config(), &client_p256, full_p256, unused, 1, nullptr, nullptr);
   }
   if (!ok) return 1;
-  if (net::tls::tls_stats().resumed - resumed_before != kHandshakes) {
+  if (net::tls::tls_stats().resumed - resumed_before != static_cast<std::uint64_t>(handshakes)) {
     print(
         "tls_cost: FAIL the resumed handshakes did not use the ticket (full handshakes instead)\n");
     return 1;
   }
-  report("full_handshake.server_instructions", full.total / kHandshakes);
+  report("full_handshake.server_instructions", full.total / handshakes);
   report("full_handshake.longest_step", full.longest);
-  report("full_handshake_p256.server_instructions", full_p256.total / kHandshakes);
+  report("full_handshake_p256.server_instructions", full_p256.total / handshakes);
   report("full_handshake_p256.longest_step", full_p256.longest);
-  report("resumed_handshake.server_instructions", resumed.total / kHandshakes);
+  report("resumed_handshake.server_instructions", resumed.total / handshakes);
   report("resumed_handshake.longest_step", resumed.longest);
   report("keepalive_request.server_instructions", request.total / (kRequests - 1));
+  // What the profile divides its counts by (bench/cost/tls_profile.py).
+  print("tls_cost: profile handshakes=");
+  console::print_dec(handshakes);
+  print(" requests=");
+  console::print_dec(kRequests - 1);
+  print("\n");
   print("tls_cost: done\n");
   return 0;
 }
@@ -358,6 +395,16 @@ int run() {
 }  // namespace
 }  // namespace starling::bench::tls
 
-int starling_app_main(const starling::BootInfo& /*boot*/) {
-  return starling::bench::tls::run();
+int starling_app_main(const starling::BootInfo& boot) {
+  using namespace starling;  // NOLINT: the boot helpers
+  text::Line<120> why;
+  const auto handshakes =
+      read_number(fdt::firmware_bootargs(mem::to_pointer(boot.dtb)), "tls_cost.handshakes", 1, 64,
+                  bench::tls::kHandshakes, /*off=*/false, why);
+  if (handshakes.refused) {
+    console::print("tls_cost: ignoring bootargs ");
+    console::print(why.view());
+    console::print("\n");
+  }
+  return bench::tls::run(static_cast<int>(handshakes.value));
 }

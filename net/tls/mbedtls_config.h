@@ -45,20 +45,8 @@ time_t starling_mbedtls_time(time_t* out);
 /* The AES tables in .rodata, not built at run time into RAM. */
 #define MBEDTLS_AES_ROM_TABLES
 
-/* -ffreestanding (toolchain/flags.bzl) makes memcpy and memset ordinary
- * functions to clang, so every memcpy(&word, p, 4) Mbed TLS uses for a load
- * or store that may be unaligned (library/alignment.h, behind
- * MBEDTLS_GET_UINT32_LE and friends: each ChaCha20 block, Poly1305 block
- * and SHA-256 round) was a call to the kernel's memcpy, ~40 instructions
- * for 4 bytes. The builtins inline a constant size and call the same
- * functions for any other (docs/tls.md, "What a record costs"). C only:
- * Mbed TLS and Everest; C++ code including these headers keeps
- * std::memcpy. <string.h> first, so its declarations are not rewritten. */
-#if !defined(__cplusplus)
-#include <string.h>
-#define memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
-#define memset(d, c, n) __builtin_memset((d), (c), (n))
-#endif
+/* memcpy and memset as the compiler's builtins in C (c_builtins.h). */
+#include "net/tls/c_builtins.h"
 
 /* ---- Crypto primitives ---------------------------------------------------- */
 

@@ -39,7 +39,11 @@ void* tls_calloc(std::size_t count, std::size_t size) {
     ++g_stats.refused;
     return nullptr;
   }
-  std::memcpy(block, &bytes, sizeof bytes);
+  // The size in the block's header. The builtin, as below: std::memcpy is a
+  // call under -ffreestanding, and Mbed TLS's bignum code allocates and
+  // frees thousands of times a P-256 handshake (316k instructions of calls
+  // for these two 8-byte copies: //bench/cost:tls_profile).
+  __builtin_memcpy(block, &bytes, sizeof bytes);
   g_stats.in_use += bytes;
   if (g_stats.in_use > g_stats.peak) g_stats.peak = g_stats.in_use;
   ++g_stats.allocations;
@@ -50,7 +54,7 @@ void tls_free(void* pointer) {
   if (pointer == nullptr) return;
   unsigned char* block = static_cast<unsigned char*>(pointer) - kHeader;
   std::size_t bytes = 0;
-  std::memcpy(&bytes, block, sizeof bytes);
+  __builtin_memcpy(&bytes, block, sizeof bytes);
   g_stats.in_use -= bytes;
   std::free(block);
 }
