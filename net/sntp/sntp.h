@@ -21,8 +21,8 @@
 //   sntp=off           no SNTP: the clock stays unset
 //   sntp.poll_s=N      seconds between polls of a server that answered
 //                      (15 to 86400, default 3600)
-// A server that does not answer within 15 s is left for the next, after a
-// back-off lwIP doubles up to 150 s.
+// A server that does not answer within 15 s is left for the next; while
+// none answers, lwIP backs off, doubling the wait up to 150 s.
 namespace starling::net {
 
 inline constexpr std::size_t kSntpMaxServers = 2;  // SNTP_MAX_SERVERS (lwipopts.h)
@@ -37,8 +37,8 @@ struct SntpConfig {
 
 // sntp= and sntp.poll_s= from `bootargs`. A value that cannot be taken is
 // refused whole (the default stays) and `why` gets one clause naming the
-// fix, e.g. "sntp=10.0.2.300: not an address; fix: sntp=ADDR[,ADDR], dhcp
-// or off"; false then.
+// fix, e.g. "sntp=10.0.2.300: not an IPv4 or IPv6 address; fix:
+// sntp=ADDR[,ADDR], sntp=dhcp or sntp=off"; false then.
 bool parse_sntp_bootargs(std::string_view bootargs, SntpConfig& config, text::TextWriter& why);
 
 // Where the servers come from, before the netif starts: DHCP and DHCPv6
