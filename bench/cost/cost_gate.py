@@ -160,14 +160,7 @@ def measure_tls(launcher):
     """Boots //bench/tls's image; {tls.<figure>: float}."""
     command = [launcher, "--timeout", "300"]
     print("cost: " + " ".join(command), flush=True)
-    # Under `bazel run` (update_budgets) neither TEST_SRCDIR nor RUNFILES_DIR
-    # is set, and the launcher would look for runfiles of its own: it gets
-    # ours, the tree it is in.
-    env = dict(os.environ)
-    where = os.path.abspath(launcher)
-    if not (env.get("TEST_SRCDIR") or env.get("RUNFILES_DIR")) and ".runfiles/" in where:
-        env["RUNFILES_DIR"] = where[:where.index(".runfiles/") + len(".runfiles")]
-    run = subprocess.run(command, capture_output=True, text=True, env=env)
+    run = subprocess.run(command, capture_output=True, text=True)
     figures = {}
     for line in run.stdout.splitlines():
         m = re.match(r"tls_cost: (tls\.[a-z0-9_.]+)=(\d+)$", line.strip())

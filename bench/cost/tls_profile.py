@@ -161,16 +161,12 @@ def main(argv):
     fifo = os.path.join(work, "exec.fifo")
     os.mkfifo(fifo)
     console_path = os.path.join(work, "console.log")
-    env = dict(os.environ)
-    where = os.path.abspath(launcher)
-    if not (env.get("TEST_SRCDIR") or env.get("RUNFILES_DIR")) and ".runfiles/" in where:
-        env["RUNFILES_DIR"] = where[:where.index(".runfiles/") + len(".runfiles")]
     command = [launcher, "--timeout", "3600", "--", "-append",
                f"tls_cost.handshakes={args.handshakes}", "-singlestep", "-d", "exec,nochain",
                "-D", fifo]
     print("profile: " + " ".join(command), file=sys.stderr, flush=True)
     with open(console_path, "wb") as console_out:
-        qemu = subprocess.Popen(command, stdout=console_out, stderr=subprocess.STDOUT, env=env)
+        qemu = subprocess.Popen(command, stdout=console_out, stderr=subprocess.STDOUT)
         with open(fifo, errors="replace") as log:
             counts, copies = attribute(log)
         code = qemu.wait()

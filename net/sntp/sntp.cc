@@ -127,7 +127,7 @@ Result<void> register_clock_metrics(metrics::Registry& registry) {
     const std::uint64_t* value;
   };
   const Counted responses[] = {
-      {"accepted", &s.accepted},
+      {"accepted", &wc::stats().sets},
       {"origin", &s.refused_origin},
       {"unsynchronised", &s.refused_unsynchronised},
       {"stratum", &s.refused_stratum},

@@ -123,7 +123,6 @@ extern "C" void starling_sntp_set_time(std::int32_t sec, std::uint32_t frac) {
     starling::console::print(line.view());
     return;
   }
-  ++starling::net::g_stats.accepted;
   line.put("clock: ");
   wc::write_rfc3339(unix_ns / wc::kNanosecondsPerSecond, line);
   line.put(" from ");

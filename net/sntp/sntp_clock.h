@@ -13,7 +13,6 @@
 namespace starling::net {
 
 struct SntpStats {
-  std::uint64_t accepted = 0;                // responses whose time the clock took
   std::uint64_t refused_origin = 0;          // not an answer to our request
   std::uint64_t refused_unsynchronised = 0;  // leap indicator 3: the server has no time
   std::uint64_t refused_stratum = 0;         // stratum past 15
@@ -21,7 +20,9 @@ struct SntpStats {
   std::uint64_t kiss_of_death = 0;           // stratum 0: the server asked us to go away
   std::uint64_t unsent =
       0;  // requests that could not be sent (no route or address yet): again in 1 s
-  // A time before the clock's floor: wall_clock::stats().refused_floor.
+  // Accepted (the clock took the time): wall_clock::stats().sets, as SNTP
+  // is what sets the clock; a time before its floor:
+  // wall_clock::stats().refused_floor.
 };
 
 const SntpStats& sntp_stats() noexcept;

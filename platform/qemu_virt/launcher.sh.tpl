@@ -6,6 +6,14 @@ runfiles=${TEST_SRCDIR:-${RUNFILES_DIR:-$0.runfiles}}
 if [[ ! -d "$runfiles/%WORKSPACE%" ]]; then
   # bazel run starts us in our runfiles tree; a plain exec from bazel-bin does not.
   runfiles="$0.runfiles"
+  if [[ ! -d "$runfiles/%WORKSPACE%" ]]; then
+    # Started as another binary's data by a `bazel run` of that binary,
+    # which sets no RUNFILES_DIR (the cost gate's update_budgets, the TLS
+    # profile): our files are in the runfiles tree we are in.
+    self=$0
+    [[ $self == /* ]] || self=$PWD/$self
+    if [[ $self == *.runfiles/* ]]; then runfiles=${self%%.runfiles/*}.runfiles; fi
+  fi
 fi
 # The image's own QEMU arguments (qemu_image's qemu_args), placed first
 # among those after `--`.
