@@ -1,0 +1,18 @@
+// Mbed TLS's own portable ChaCha20 and Poly1305 (library/chacha20.c and
+// poly1305.c, built without the ALT hooks and renamed by portable_names.h),
+// for tests and the fuzzer to compare Starling's implementation against.
+#ifndef STARLING_NET_TLS_CHACHAPOLY_PORTABLE_REFERENCE_H_
+#define STARLING_NET_TLS_CHACHAPOLY_PORTABLE_REFERENCE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+int starling_portable_chacha20_crypt(const unsigned char key[32], const unsigned char nonce[12],
+                                     std::uint32_t counter, std::size_t size,
+                                     const unsigned char* input, unsigned char* output);
+int starling_portable_poly1305_mac(const unsigned char key[32], const unsigned char* input,
+                                   std::size_t ilen, unsigned char mac[16]);
+}
+
+#endif  // STARLING_NET_TLS_CHACHAPOLY_PORTABLE_REFERENCE_H_
