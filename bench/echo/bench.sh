@@ -2,7 +2,8 @@
 # The echo benchmark's driver (bench/echo/BUILD.bazel runs it; docs/benchmarks.md).
 #
 #   bench.sh --loadgen P --linux-echo P --echo-launcher P --reflector-launcher P
-#            [--legs echo,tcp,reflector,linux[,echo6][,tcp6][,host][,stream]]
+#            [--legs echo,tcp,reflector,linux[,echo6][,tcp6][,host][,stream]
+#                    [,echo_small][,host_small][,linux_small]]
 #            [--rates LIST]
 #            [--samples N] [--out DIR] [--host-echo P] [--iperf-launcher P]
 #            [--smoke | --cost FILE | --profile DIR]
@@ -16,7 +17,12 @@
 # link-local address; 1452-byte datagrams and 1440-byte records, so frames
 # stay 1514 bytes), with echo6/echo and tcp6/tcp in the summary; stream is
 # iperf2 into apps/iperf against Linux's own iperf server over a veth, in
-# the same run.
+# the same run. echo_small, host_small and linux_small are echo, host and
+# linux with 32-byte datagrams (74-byte frames, 78 on the wire with the FCS:
+# the smallest loadgen sends, next to Ethernet's 64-byte minimum), where a
+# packet's fixed cost decides the rate; the summary gives every leg's
+# saturation in packets a second too, and echo_small/linux_small and
+# host_small/linux_small.
 # it makes its own network namespace(s), starts its peer, measures
 # boot-to-first-echo where there is a boot, sweeps the rates with loadgen
 # from inside the namespace and leaves DIR/<leg>.csv, <leg>.stats,
@@ -291,6 +297,11 @@ leg_echo() {
   qemu_leg echo "$echo_launcher" STARLING_ECHO_NETDEV --require-util
 }
 
+# Small packets: 32-byte datagrams. The boot probe stays 1472 bytes.
+leg_echo_small() {
+  qemu_leg echo_small "$echo_launcher" STARLING_ECHO_NETDEV --size 32 --require-util
+}
+
 # The TCP echo: one connection, 1460-byte records (one segment each), port 1236.
 leg_tcp() {
   local leg_probe=(--util-port 0)  # the echo's UDP port answers the boot probe
@@ -314,31 +325,39 @@ leg_reflector() {
     --transport raw --iface tap0 --dst-mac "$guest_mac" --src-ip "$tap_ip" --util-port 0
 }
 
-# Linux's own UDP echo: server and generator in two namespaces over a veth pair.
-leg_linux() {
-  local g="${prefix}lg" s="${prefix}ls"
+# Linux's own UDP echo: server and generator in two namespaces over a veth
+# pair. LEG names the files and, by its last letter, the namespaces and
+# veths (linux and linux_small each have their own); loadgen arguments for
+# the sweep follow.
+linux_leg() {
+  local leg="$1"
+  shift
+  local tag="${leg: -1}"
+  local g="${prefix}lg$tag" s="${prefix}ls$tag"
   ip netns add "$g"
   namespaces+=("$g")
   ip netns add "$s"
   namespaces+=("$s")
-  ip link add "${prefix}a" netns "$g" type veth peer name "${prefix}b" netns "$s"
-  ip -n "$g" addr add 10.0.3.1/24 dev "${prefix}a"
-  ip -n "$s" addr add 10.0.3.2/24 dev "${prefix}b"
-  ip -n "$g" link set "${prefix}a" up
-  ip -n "$s" link set "${prefix}b" up
+  ip link add "${prefix}a$tag" netns "$g" type veth peer name "${prefix}b$tag" netns "$s"
+  ip -n "$g" addr add 10.0.3.1/24 dev "${prefix}a$tag"
+  ip -n "$s" addr add 10.0.3.2/24 dev "${prefix}b$tag"
+  ip -n "$g" link set "${prefix}a$tag" up
+  ip -n "$s" link set "${prefix}b$tag" up
   ip -n "$g" link set lo up
   ip -n "$s" link set lo up
-  ip netns exec "$s" "$linux_echo" --port 1235 --max-seconds 900 2>"$out/linux.console.log" &
+  ip netns exec "$s" "$linux_echo" --port 1235 --max-seconds 900 2>"$out/$leg.console.log" &
   local server=$!
   pids+=("$server")
   loadgen_in "$g" --target 10.0.3.2 --probe-first-echo --since-realtime-ns "$(date +%s%N)" \
     --probe-timeout 10 >/dev/null
   local status=0
   # shellcheck disable=SC2046
-  loadgen_in "$g" --target 10.0.3.2 --util-port 0 $(sweep_args) >"$out/linux.csv" || status=$?
+  loadgen_in "$g" --target 10.0.3.2 --util-port 0 "$@" $(sweep_args) >"$out/$leg.csv" || status=$?
   stop_pid "$server"
   return $status
 }
+leg_linux() { linux_leg linux; }
+leg_linux_small() { linux_leg linux_small --size 32; }
 
 # The host board: apps/echo as a Linux process over the DWMAC driver and its
 # model on a TAP (//apps/echo:host, --host-echo). Same generator, same
@@ -347,75 +366,79 @@ leg_linux() {
 # after a run at one moderate rate; the second dump's total over the echoed
 # packets (the guest's udp_echoed delta) is instructions per packet, idle
 # loop included (the host board idles in ppoll, in the kernel).
-leg_host() {
+host_leg() {
+  local leg="$1"
+  shift
   if [[ -z "$host_echo" ]]; then
-    note "host: no --host-echo binary (//apps/echo:host); leg skipped"
+    note "$leg: no --host-echo binary (//apps/echo:host); leg skipped"
     return 0
   fi
-  local ns="${prefix}h" status=0 start
+  local ns="${prefix}h${leg: -1}" status=0 start
   make_tap_ns "$ns"
   local board_args=(--tap=tap0 --mac="$guest_mac" --ip="$guest_ip/24,gw=$tap_ip")
   start=$(date +%s%N)
   ip netns exec "$ns" timeout 900 "$host_echo" "${board_args[@]}" \
-    </dev/null >"$out/host.console.log" 2>&1 &
+    </dev/null >"$out/$leg.console.log" 2>&1 &
   local server=$!
   pids+=("$server")
   local first
   if ! first=$(loadgen_in "$ns" --target "$guest_ip" --probe-first-echo \
       --since-realtime-ns "$start" --probe-timeout 30); then
-    note "host: no echo from the host board; console:"
-    tail -20 "$out/host.console.log" >&2
+    note "$leg: no echo from the host board; console:"
+    tail -20 "$out/$leg.console.log" >&2
     return 1
   fi
-  echo "host ${first}" >>"$out/figures.txt"
-  echo "host binary_bytes=$(stat -L -c %s "$host_echo")" >>"$out/figures.txt"
+  echo "$leg ${first}" >>"$out/figures.txt"
+  echo "$leg binary_bytes=$(stat -L -c %s "$host_echo")" >>"$out/figures.txt"
   # shellcheck disable=SC2046
-  loadgen_in "$ns" --target "$guest_ip" --require-util $(sweep_args) \
-    --stats --stats-file "$out/host.stats" >"$out/host.csv" || status=$?
+  loadgen_in "$ns" --target "$guest_ip" --require-util "$@" $(sweep_args) \
+    --stats --stats-file "$out/$leg.stats" >"$out/$leg.csv" || status=$?
   stop_pid "$server"
 
   if ! command -v valgrind >/dev/null || ! command -v callgrind_control >/dev/null; then
-    note "host: valgrind not installed: no instructions per packet"
+    note "$leg: valgrind not installed: no instructions per packet"
     return $status
   fi
-  rm -f "$out"/host.callgrind.*
+  rm -f "$out/$leg".callgrind.*
   # Not under `timeout`: callgrind_control needs valgrind's own pid ($!, as
   # ip netns exec execs); cleanup() kills it whatever happens.
-  ip netns exec "$ns" valgrind --tool=callgrind --callgrind-out-file="$out/host.callgrind" \
-    "$host_echo" "${board_args[@]}" </dev/null >"$out/host.callgrind.log" 2>&1 &
+  ip netns exec "$ns" valgrind --tool=callgrind --callgrind-out-file="$out/$leg.callgrind" \
+    "$host_echo" "${board_args[@]}" </dev/null >"$out/$leg.callgrind.log" 2>&1 &
   server=$!
   pids+=("$server")
   if ! loadgen_in "$ns" --target "$guest_ip" --probe-first-echo --since-realtime-ns "$(date +%s%N)" \
       --probe-timeout 60 >/dev/null; then
-    note "host: no echo under callgrind (a sanitizer build? use --config=bench)"
+    note "$leg: no echo under callgrind (a sanitizer build? use --config=bench)"
     stop_pid "$server"
     return 1
   fi
   callgrind_control -d "$server" >/dev/null 2>&1
-  loadgen_in "$ns" --target "$guest_ip" --rates "$host_cost_rate" --samples "$cost_samples" \
+  loadgen_in "$ns" --target "$guest_ip" "$@" --rates "$host_cost_rate" --samples "$cost_samples" \
     --warmup 200 --cooldown 200 --max-seconds 60 --drain-ms 500 --stats \
-    --stats-file "$out/host.cost.stats" >"$out/host.callgrind.csv" || status=$?
+    --stats-file "$out/$leg.cost.stats" >"$out/$leg.callgrind.csv" || status=$?
   callgrind_control -d "$server" >/dev/null 2>&1
   stop_pid "$server"
   local packets instructions
-  # Each dump is host.callgrind.N; the last holds the run.
+  # Each dump is $leg.callgrind.N; the last holds the run.
   local n=1 last=""
-  while [[ -f "$out/host.callgrind.$n" ]]; do
-    last="$out/host.callgrind.$n"
+  while [[ -f "$out/$leg.callgrind.$n" ]]; do
+    last="$out/$leg.callgrind.$n"
     n=$((n + 1))
   done
   instructions=$(sed -n 's/^summary: *\([0-9]*\).*/\1/p; s/^totals: *\([0-9]*\).*/\1/p' "$last" | head -1)
-  packets=$(sed -n 's/.*packets=\([0-9]*\) (udp_echoed).*/\1/p' "$out/host.cost.stats" | tail -1)
+  packets=$(sed -n 's/.*packets=\([0-9]*\) (udp_echoed).*/\1/p' "$out/$leg.cost.stats" | tail -1)
   if [[ -n "$instructions" && -n "$packets" && "$packets" -gt 0 ]]; then
-    awk -v i="$instructions" -v p="$packets" \
-      'BEGIN { printf "host callgrind_instructions_per_packet=%.1f (%d instructions, %d packets)\n", i / p, i, p }' \
+    awk -v l="$leg" -v i="$instructions" -v p="$packets" \
+      'BEGIN { printf "%s callgrind_instructions_per_packet=%.1f (%d instructions, %d packets)\n", l, i / p, i, p }' \
       >>"$out/figures.txt"
   else
-    note "host: no callgrind figure (dump '$last', packets '${packets:-}')"
+    note "$leg: no callgrind figure (dump '$last', packets '${packets:-}')"
   fi
   ip netns del "$ns"
   return $status
 }
+leg_host() { host_leg host; }
+leg_host_small() { host_leg host_small --size 32; }
 
 # A TCP stream: Debian's iperf2 client for stream_seconds into apps/iperf
 # (lwiperf) over the TAP, then into Linux's own `iperf -s` over a veth pair
@@ -627,7 +650,7 @@ plot() {
 set datafile separator ","
 set terminal png size 800,500
 set output "$out/$leg.png"
-set title "$leg: $(case $leg in tcp) echo 1460-byte TCP echo records ;; tcp6) echo 1440-byte TCP echo records over IPv6 ;; echo6) echo 1452-byte UDP echo over IPv6 ;; *) echo 1472-byte UDP echo ;; esac)"
+set title "$leg: $(case $leg in tcp) echo 1460-byte TCP echo records ;; tcp6) echo 1440-byte TCP echo records over IPv6 ;; echo6) echo 1452-byte UDP echo over IPv6 ;; *_small) echo 32-byte UDP echo ;; *) echo 1472-byte UDP echo ;; esac)"
 set xlabel "requested (Mb/s)"
 set ylabel "throughput (Mb/s)"
 set y2label "RTT (us)"
@@ -646,6 +669,8 @@ GNUPLOT
 # rows with no bad packet (below saturation).
 peak() { awk -F, 'NR > 1 && $2 > m { m = $2 } END { printf "%.0f", m }' "$1"; }
 clean_peak() { awk -F, 'NR > 1 && $10 == 0 && $2 > m { m = $2 } END { printf "%.0f", m }' "$1"; }
+# Packets a second at saturation: the receive rate counts payload bits.
+peak_pps() { awk -F, 'NR > 1 && $4 > 0 && $2 / ($4 * 8) > m { m = $2 / ($4 * 8) } END { printf "%.0f", m }' "$1"; }
 
 # "A/B peak = x, clean peak = y" for two legs' CSVs.
 ratio() {
@@ -662,9 +687,9 @@ status=0
 IFS=, read -r -a leg_list <<<"$legs"
 for leg in "${leg_list[@]}"; do
   case "$leg" in
-    echo|tcp|reflector|linux|echo6|tcp6|host|stream) ;;
+    echo|tcp|reflector|linux|echo6|tcp6|host|stream|echo_small|host_small|linux_small) ;;
     cost) [[ -n "$cost_file" ]] || { echo "bench.sh: --legs cost: use --cost FILE" >&2; exit 2; } ;;
-    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, tcp, reflector, linux, echo6, tcp6, host, stream)" >&2; exit 2 ;;
+    *) echo "bench.sh: --legs: unknown leg '$leg' (echo, tcp, reflector, linux, echo6, tcp6, host, stream, echo_small, host_small, linux_small)" >&2; exit 2 ;;
   esac
   note "$leg: starting"
   if ! "leg_$leg"; then
@@ -697,7 +722,7 @@ fi
     [[ -f "$out/$leg.csv" ]] || continue
     # Saturation: the most the leg answered at any offered rate (the sweep
     # offers more than that at its top); zero-bad: the most with no bad packet.
-    echo "$leg saturation_receive_bps=$(peak "$out/$leg.csv") zero_bad_peak_receive_bps=$(clean_peak "$out/$leg.csv")"
+    echo "$leg saturation_receive_bps=$(peak "$out/$leg.csv") zero_bad_peak_receive_bps=$(clean_peak "$out/$leg.csv") saturation_receive_pps=$(peak_pps "$out/$leg.csv")"
   done
   cat "$out/figures.txt"
   for leg in "${leg_list[@]}"; do
@@ -718,6 +743,12 @@ fi
   fi
   if [[ -f "$out/tcp6.csv" && -f "$out/tcp.csv" ]]; then
     ratio tcp6/tcp "$out/tcp6.csv" "$out/tcp.csv"
+  fi
+  if [[ -f "$out/echo_small.csv" && -f "$out/linux_small.csv" ]]; then
+    ratio echo_small/linux_small "$out/echo_small.csv" "$out/linux_small.csv"
+  fi
+  if [[ -f "$out/host_small.csv" && -f "$out/linux_small.csv" ]]; then
+    ratio host_small/linux_small "$out/host_small.csv" "$out/linux_small.csv"
   fi
 } >"$out/summary.txt"
 cat "$out/summary.txt"

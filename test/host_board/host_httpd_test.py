@@ -17,7 +17,6 @@ wait has a deadline, the app is stopped at the end, the namespace removed.
 
   host_httpd_test.py --app apps/httpd/host --index apps/httpd/site/index.html
 """
-import argparse
 import os
 import re
 import socket
@@ -25,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from host_process import App, report, run_in_namespace
+from host_process import App, app_test_main, report
 
 # Kept: an sh_test runs this script as a plain file, and http_checks.py is
 # not in its directory (which Python puts on the path itself).
@@ -161,17 +160,8 @@ def finish(app):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--app", required=True, help="apps/httpd's host binary")
-    parser.add_argument("--index", required=True, help="apps/httpd/site/index.html")
-    parser.add_argument("--timeout", type=float, default=20)
-    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.inside:
-        return inside(args)
-    return run_in_namespace(__file__, ["--app", os.path.abspath(args.app),
-                                       "--index", os.path.abspath(args.index),
-                                       "--timeout", str(args.timeout)])
+    return app_test_main(__file__, __doc__, inside,
+                         files=[("--index", "apps/httpd/site/index.html")])
 
 
 if __name__ == "__main__":

@@ -139,24 +139,32 @@ def run_in_namespace(script, argv, timeout=240, peer_cidr="10.0.2.2/24"):
                       timeout=timeout).returncode
 
 
-def app_test_main(script, doc, inside, qemu=False, namespace_timeout=240):
+def app_test_main(script, doc, inside, qemu=False, app=True, files=(), timeout=20,
+                  namespace_timeout=240):
     """The command line of a test of one app binary: --app, --timeout; run
     again inside a fresh TapNamespace (--inside), where `inside(args)` runs.
     With qemu=True the test may take --qemu LAUNCHER instead of --app (the
-    image on the same TAP: app_for(args) starts either). Returns the exit
-    code."""
+    image on the same TAP: app_for(args) starts either); with app=False
+    only --qemu. `files`: more paths the test needs, (flag, help) each,
+    required and passed on made absolute. `timeout`: --timeout's default.
+    Returns the exit code."""
     parser = argparse.ArgumentParser(description=doc)
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--app", help="the app's host binary")
+    if app:
+        which.add_argument("--app", help="the app's host binary")
     if qemu:
         which.add_argument("--qemu", help="the app's :qemu launcher (virtio-net on the TAP)")
-    parser.add_argument("--timeout", type=float, default=20)
+    for flag, help_text in files:
+        parser.add_argument(flag, required=True, help=help_text)
+    parser.add_argument("--timeout", type=float, default=timeout)
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inside:
         return inside(args)
     given = ["--qemu", os.path.abspath(args.qemu)] if getattr(args, "qemu", None) else \
         ["--app", os.path.abspath(args.app)]
+    for flag, _ in files:
+        given += [flag, os.path.abspath(getattr(args, flag.lstrip("-").replace("-", "_")))]
     return run_in_namespace(script, [*given, "--timeout", str(args.timeout)],
                             timeout=namespace_timeout)
 

@@ -26,7 +26,6 @@ for a lapsed one.
 
   sntp_qemu_test.py --qemu apps/httpd/qemu --chronyd .../chronyd
 """
-import argparse
 import datetime
 import email.utils
 import http.client
@@ -242,17 +241,8 @@ def inside(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--qemu", required=True, help="apps/httpd's :qemu launcher")
-    parser.add_argument("--chronyd", required=True, help="the pinned chronyd")
-    parser.add_argument("--timeout", type=float, default=60)
-    parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.inside:
-        return inside(args)
-    return host_process.run_in_namespace(
-        __file__, ["--qemu", os.path.abspath(args.qemu), "--chronyd", os.path.abspath(args.chronyd),
-                   "--timeout", str(args.timeout)], timeout=240)
+    return host_process.app_test_main(__file__, __doc__, inside, qemu=True, app=False,
+                                      files=[("--chronyd", "the pinned chronyd")], timeout=60)
 
 
 if __name__ == "__main__":
