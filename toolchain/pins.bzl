@@ -188,6 +188,7 @@ MBEDTLS_PATCHES = [
     "//net/tls/patches:0002-x509-name-compare-of-empty-values.patch",
     "//net/tls/patches:0003-psa-x25519-public-key-by-everest.patch",
     "//net/tls/patches:0004-inverse-mod-a-prime-by-fermat.patch",
+    "//net/tls/patches:0005-rv64-has-64-bit-bignum-limbs.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

@@ -6,10 +6,17 @@
 
 #include "kernel/hal/clock.h"
 #include "kernel/hal/entropy.h"
+#include "mbedtls/bignum.h"
 #include "mbedtls/entropy.h"
 #include "mbedtls/platform.h"
 #include "mbedtls/platform_time.h"
 #include "psa/crypto.h"
+
+// A bignum limb is a machine word: on RV64 only by net/tls/patches/0005
+// (Mbed TLS's list of 64-bit targets leaves RISC-V out, and 32-bit limbs
+// made every P-256 product four times the limb products).
+static_assert(sizeof(mbedtls_mpi_uint) == sizeof(void*),
+              "Mbed TLS bignum limbs narrower than a register: is patch 0005 applied?");
 
 namespace starling::net::tls {
 namespace {
