@@ -15,8 +15,8 @@
 #   host   the host board's httpd (--host-httpd): a Linux process, DWMAC driver
 #          and model on a TAP
 #   nginx  Debian's nginx, one worker, this script's config, over a veth pair
-#   and over HTTPS (IPv4, the same throwaway certificate and suites for all
-#   three): LEG_https (keep-alive) and LEG_handshakes (Connection: close, a
+#   and over HTTPS (the same throwaway certificate and suites for all
+#   three, both families): LEG_https (keep-alive) and LEG_handshakes (Connection: close, a
 #   full handshake per request); qemu's -icount boot also writes cost_tls.txt
 #   (instructions per keep-alive HTTPS request and per new TLS connection)
 #   qemu6, host6, nginx6   the same three over IPv6 (static addresses on the
@@ -311,10 +311,8 @@ httpd_qemu_leg() {
   fi
   boot_httpd "$ns" "$out/$leg.console.log" $((seconds * 3 + 120)) "$host" || return 1
   run_wrk "$leg" "$ns" "$host" || status=1
-  if [[ $leg == qemu ]]; then
-    run_wrk qemu_https "$ns" "$host" https || status=1
-    run_wrk qemu_handshakes "$ns" "$host" https close || status=1
-  fi
+  run_wrk "${leg}_https" "$ns" "$host" https || status=1
+  run_wrk "${leg}_handshakes" "$ns" "$host" https close || status=1
   save_metrics "$leg" "$ns" "$host"
   stop_pid "$guest_pid"
   boot_httpd "$ns" "$out/$leg.icount.console.log" 400 "$host" "${icount_args[@]}" || return 1
@@ -349,10 +347,8 @@ httpd_host_leg() {
     return 1
   fi
   run_wrk "$leg" "$ns" "$host" || status=1
-  if [[ $leg == host ]]; then
-    run_wrk host_https "$ns" "$host" https || status=1
-    run_wrk host_handshakes "$ns" "$host" https close || status=1
-  fi
+  run_wrk "${leg}_https" "$ns" "$host" https || status=1
+  run_wrk "${leg}_handshakes" "$ns" "$host" https close || status=1
   save_metrics "$leg" "$ns" "$host"
   stop_pid "$server"
   return $status
@@ -445,9 +441,9 @@ NGINX
     return 1
   fi
   run_wrk "$leg" "$c" "$target" || status=1
-  if [[ $family == 4 ]]; then
-    run_wrk nginx_https "$c" "$target" https || status=1
-    [[ $smoke -eq 1 ]] || run_wrk nginx_handshakes "$c" "$target" https close || status=1
+  if [[ $family == 4 || $smoke -eq 0 ]]; then
+    run_wrk "${leg}_https" "$c" "$target" https || status=1
+    [[ $smoke -eq 1 ]] || run_wrk "${leg}_handshakes" "$c" "$target" https close || status=1
   fi
   stop_pid "$server"
   return $status
