@@ -11,6 +11,7 @@
 #include "kernel/async/interrupt_source.h"
 #include "kernel/async/sleep.h"
 #include "kernel/async/task.h"
+#include "kernel/async/yield.h"
 #include "kernel/console/console.h"
 #include "platform/host/boot_options.h"
 #include "platform/host/tap.h"
@@ -54,9 +55,24 @@ void fail(const char* what, Error error) {
 
 // The wire's receive side: frames waiting in the TAP go to the model, which
 // DMAs them into the driver's ring and raises its interrupt line.
+//
+// On the board the MAC receives while the hart runs the stack; here the
+// wire and the stack share one thread. A pump that read the TAP dry before
+// the stack ran again spent the thread on frames the full ring could only
+// drop, and under a flood of small frames the echoes fell as the offered
+// rate rose (a receive livelock of the simulation, not of the driver:
+// bench/echo's host_small leg, docs/benchmarks.md "Small packets"). So the
+// pump offers the thread back (async::yield: only if someone else is
+// waiting) every kFramesPerTurn frames, and at once when the model's RX
+// DMA has run out of descriptors, so the driver can refill them; what the
+// pump leaves in the TAP waits there, or is dropped by Linux's queue as a
+// wire's excess is by the MAC's FIFO.
+constexpr int kFramesPerTurn = 32;
+
 async::Task<void> pump_wire(HostNic& nic) {
   for (;;) {
     co_await nic.tap_readable.wait();
+    int frames = 0;
     for (;;) {
       auto n = nic.tap.read(nic.wire_buffer);
       if (!n.ok()) {
@@ -70,6 +86,12 @@ async::Task<void> pump_wire(HostNic& nic) {
       if (outcome != model::DwmacModel::RxOutcome::kDelivered &&
           outcome != model::DwmacModel::RxOutcome::kQueued) {
         ++g_wire.model_refused;
+      }
+      const bool ring_full = outcome == model::DwmacModel::RxOutcome::kQueued ||
+                             outcome == model::DwmacModel::RxOutcome::kDroppedFifoFull;
+      if (++frames == kFramesPerTurn || ring_full) {
+        frames = 0;
+        co_await async::yield();
       }
     }
   }
