@@ -49,80 +49,26 @@ void store64_le(unsigned char* p, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
-// Reads a message's consecutive little-endian 64-bit words from any
-// alignment with aligned loads only: a word that straddles two aligned words
-// is the high bytes of one and the low bytes of the next. Bytes before the
-// first aligned address and after the last whole aligned word inside the
-// message are read one at a time, so nothing past either end is touched.
-class WordReader {
- public:
-  // `bytes` from `p`, a multiple of 8.
-  WordReader(const unsigned char* p, std::size_t bytes) : end_(p + bytes) {
-    const auto address = reinterpret_cast<std::uintptr_t>(p);
-    misalignment_ = static_cast<unsigned>(address & 7);
-    if (misalignment_ == 0) {
-      next_ = p;
-      return;
-    }
-    // The bytes up to the first aligned address become the low bytes of the
-    // first word.
-    const unsigned head = 8 - misalignment_;
-    for (unsigned i = 0; i < head; ++i) carry_ |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-    next_ = p + head;
-  }
+std::uint64_t load_aligned(const unsigned char* p) {
+  std::uint64_t w;
+  __builtin_memcpy(&w, __builtin_assume_aligned(p, 8), 8);
+  return w;
+}
 
-  std::uint64_t next() {
-    if (misalignment_ == 0) {
-      std::uint64_t w;
-      __builtin_memcpy(&w, __builtin_assume_aligned(next_, 8), 8);
-      next_ += 8;
-      return w;
-    }
-    const unsigned low_bits = 8 * (8 - misalignment_);  // the carry's share
-    std::uint64_t w;
-    if (static_cast<std::size_t>(end_ - next_) >= 8) {
-      __builtin_memcpy(&w, __builtin_assume_aligned(next_, 8), 8);
-    } else {
-      // The last word: only its first `misalignment_` bytes are the
-      // message's.
-      w = 0;
-      for (unsigned i = 0; i < misalignment_; ++i)
-        w |= static_cast<std::uint64_t>(next_[i]) << (8 * i);
-    }
-    next_ += 8;
-    const std::uint64_t word = carry_ | w << low_bits;
-    carry_ = w >> (64 - low_bits);
-    return word;
-  }
+// h and r for a run of blocks, in registers.
+struct Accumulator {
+  std::uint64_t r0, r1, s1;
+  std::uint64_t h0, h1, h2;
+  std::uint64_t pad_bit;
 
- private:
-  const unsigned char* next_;
-  const unsigned char* end_;
-  std::uint64_t carry_ = 0;
-  unsigned misalignment_ = 0;
-};
-
-// Absorbs `blocks` 16-byte blocks, each with 2^128 added (`pad_bit` 1) or
-// not (0, the final partial block, which carries its own 1 byte).
-void absorb(mbedtls_poly1305_context* ctx, const unsigned char* message, std::size_t blocks,
-            std::uint64_t pad_bit) {
-  const std::uint64_t r0 = ctx->r[0];
-  const std::uint64_t r1 = ctx->r[1];
-  const std::uint64_t s1 = r1 + (r1 >> 2);
-  std::uint64_t h0 = ctx->h[0];
-  std::uint64_t h1 = ctx->h[1];
-  std::uint64_t h2 = ctx->h[2];
-  WordReader reader(message, blocks * kBlockBytes);
-  for (std::size_t b = 0; b < blocks; ++b) {
-    // h += m
-    const std::uint64_t m0 = reader.next();
-    const std::uint64_t m1 = reader.next();
+  // h = (h + m + pad_bit * 2^128) * r, modulo p only partly: h2 keeps two
+  // bits and what carries in.
+  [[gnu::always_inline]] void add_block(std::uint64_t m0, std::uint64_t m1) {
     u128 t = static_cast<u128>(h0) + m0;
     h0 = static_cast<std::uint64_t>(t);
     t = static_cast<u128>(h1) + m1 + static_cast<std::uint64_t>(t >> 64);
     h1 = static_cast<std::uint64_t>(t);
     h2 += static_cast<std::uint64_t>(t >> 64) + pad_bit;
-    // h *= r, modulo p only partly: h2 keeps two bits and what carries in.
     const u128 d0 = static_cast<u128>(h0) * r0 + static_cast<u128>(h1) * s1;
     u128 d1 = static_cast<u128>(h0) * r1 + static_cast<u128>(h1) * r0 + static_cast<u128>(h2) * s1;
     d1 += static_cast<std::uint64_t>(d0 >> 64);
@@ -138,9 +84,52 @@ void absorb(mbedtls_poly1305_context* ctx, const unsigned char* message, std::si
     h1 = static_cast<std::uint64_t>(t);
     h2 += static_cast<std::uint64_t>(t >> 64);
   }
-  ctx->h[0] = h0;
-  ctx->h[1] = h1;
-  ctx->h[2] = h2;
+};
+
+// Absorbs `blocks` (at least one) 16-byte blocks, each with 2^128 added
+// (`pad_bit` 1) or not (0, the final partial block, which carries its own
+// 1 byte).
+void absorb(mbedtls_poly1305_context* ctx, const unsigned char* message, std::size_t blocks,
+            std::uint64_t pad_bit) {
+  Accumulator a{.r0 = ctx->r[0],
+                .r1 = ctx->r[1],
+                .s1 = ctx->r[1] + (ctx->r[1] >> 2),
+                .h0 = ctx->h[0],
+                .h1 = ctx->h[1],
+                .h2 = ctx->h[2],
+                .pad_bit = pad_bit};
+  const auto misalignment = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(message) & 7);
+  if (misalignment == 0) {
+    for (std::size_t b = 0; b < blocks; ++b, message += kBlockBytes) {
+      a.add_block(load_aligned(message), load_aligned(message + 8));
+    }
+  } else {
+    // Every little-endian word of the message straddles two aligned words:
+    // the high bytes of one, the low bytes of the next, joined by shifts.
+    // The bytes before the first aligned address, and the last word's
+    // bytes after the last aligned word inside the message, are read one
+    // at a time: nothing past either end is touched.
+    const unsigned head = 8 - misalignment;
+    const unsigned low_bits = 8 * head;            // the carried bytes' share of a word
+    const unsigned high_shift = 8 * misalignment;  // what is left of an aligned word
+    std::uint64_t carry = 0;
+    for (unsigned i = 0; i < head; ++i) carry |= static_cast<std::uint64_t>(message[i]) << (8 * i);
+    const unsigned char* next = message + head;
+    for (std::size_t b = 0; b + 1 < blocks; ++b, next += kBlockBytes) {
+      const std::uint64_t w0 = load_aligned(next);
+      const std::uint64_t w1 = load_aligned(next + 8);
+      a.add_block(carry | w0 << low_bits, w0 >> high_shift | w1 << low_bits);
+      carry = w1 >> high_shift;
+    }
+    const std::uint64_t w0 = load_aligned(next);
+    std::uint64_t w1 = 0;
+    for (unsigned i = 0; i < misalignment; ++i)
+      w1 |= static_cast<std::uint64_t>(next[8 + i]) << (8 * i);
+    a.add_block(carry | w0 << low_bits, w0 >> high_shift | w1 << low_bits);
+  }
+  ctx->h[0] = a.h0;
+  ctx->h[1] = a.h1;
+  ctx->h[2] = a.h2;
 }
 
 }  // namespace
