@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,24 +28,11 @@ std::vector<unsigned char> from_hex(std::string_view hex) {
   return out;
 }
 
-// A fixed pseudo-random byte stream (xorshift64), so every run checks the
-// same inputs.
-class Bytes {
- public:
-  explicit Bytes(std::uint64_t seed) : state_(seed) {}
-  unsigned char next() {
-    state_ ^= state_ << 13;
-    state_ ^= state_ >> 7;
-    state_ ^= state_ << 17;
-    return static_cast<unsigned char>(state_ >> 24);
-  }
-  void fill(std::span<unsigned char> out) {
-    for (auto& b : out) b = next();
-  }
-
- private:
-  std::uint64_t state_;
-};
+// Fixed pseudo-random bytes (a seeded std::mt19937, as the project's other
+// tests use), so every run checks the same inputs.
+void fill(std::mt19937& random, std::span<unsigned char> out) {
+  for (auto& b : out) b = static_cast<unsigned char>(random());
+}
 
 constexpr std::string_view kSunscreen =
     "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
@@ -161,7 +149,7 @@ TEST(LibrarySelfTests, Pass) {
 // and output (apart, and in place as TLS does), a counter about to wrap:
 // the same bytes as the portable code.
 TEST(ChaCha20, MatchesThePortableCodeAtEveryAlignment) {
-  Bytes random(1);
+  std::mt19937 random(1);
   std::array<unsigned char, 32> key;
   std::array<unsigned char, 12> nonce;
   std::vector<unsigned char> input(400);
@@ -171,10 +159,11 @@ TEST(ChaCha20, MatchesThePortableCodeAtEveryAlignment) {
   for (std::size_t length = 0; length <= 330; length += (length < 140 ? 1 : 13)) {
     for (unsigned in_offset = 0; in_offset < 8; ++in_offset) {
       for (unsigned out_offset = 0; out_offset < 9; ++out_offset) {  // 8: in place
-        random.fill(key);
-        random.fill(nonce);
-        random.fill(input);
-        const std::uint32_t counter = (length % 3 == 0) ? 0xffffffffu - 2 : random.next();
+        fill(random, key);
+        fill(random, nonce);
+        fill(random, input);
+        const std::uint32_t counter =
+            (length % 3 == 0) ? 0xffffffffu - 2 : static_cast<std::uint32_t>(random());
         starling_portable_chacha20_crypt(key.data(), nonce.data(), counter, length, input.data(),
                                          expected.data());
         unsigned char* in = in_buffer.data() + in_offset;
@@ -192,16 +181,16 @@ TEST(ChaCha20, MatchesThePortableCodeAtEveryAlignment) {
 // The same stream cut into pieces of every awkward size (the rest of a
 // block carried from one update to the next).
 TEST(ChaCha20, PiecesMatchOneCall) {
-  Bytes random(2);
+  std::mt19937 random(2);
   std::array<unsigned char, 32> key;
   std::array<unsigned char, 12> nonce;
   std::vector<unsigned char> input(1000);
   std::vector<unsigned char> expected(1000);
   std::vector<unsigned char> output(1000);
   for (std::size_t piece : {1u, 3u, 7u, 8u, 13u, 63u, 64u, 65u, 127u, 200u}) {
-    random.fill(key);
-    random.fill(nonce);
-    random.fill(input);
+    fill(random, key);
+    fill(random, nonce);
+    fill(random, input);
     starling_portable_chacha20_crypt(key.data(), nonce.data(), 7, input.size(), input.data(),
                                      expected.data());
     mbedtls_chacha20_context ctx;
@@ -222,17 +211,18 @@ TEST(ChaCha20, PiecesMatchOneCall) {
 }
 
 TEST(Poly1305, MatchesThePortableCodeAtEveryAlignmentAndSplit) {
-  Bytes random(3);
+  std::mt19937 random(3);
   std::array<unsigned char, 32> key;
   std::vector<unsigned char> buffer(600);
   for (std::size_t length = 0; length <= 520; length += (length < 100 ? 1 : 17)) {
     for (unsigned offset = 0; offset < 8; ++offset) {
-      random.fill(key);
+      fill(random, key);
       // Every fourth key has r and s all ones where the clamp allows, and
       // every fourth message all 0xff: the largest accumulators.
       if (length % 4 == 1) std::fill(key.begin(), key.end(), 0xff);
       unsigned char* message = buffer.data() + offset;
-      for (std::size_t i = 0; i < length; ++i) message[i] = length % 4 == 2 ? 0xff : random.next();
+      for (std::size_t i = 0; i < length; ++i)
+        message[i] = length % 4 == 2 ? 0xff : static_cast<std::uint32_t>(random());
       std::array<unsigned char, 16> expected;
       starling_portable_poly1305_mac(key.data(), message, length, expected.data());
       std::array<unsigned char, 16> tag;
