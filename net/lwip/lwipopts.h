@@ -200,19 +200,42 @@
 /* Listeners: echo (1236), iperf (5001), utilisation, spare. */
 #define MEMP_NUM_TCP_PCB_LISTEN 8
 
-/* Receive window: 32 segments = 46720 bytes. A single stream reaches 1 Gb/s
- * up to an RTT of 46720 * 8 / 1e9 = 0.37 ms, which covers a LAN and QEMU's
- * host networking; it stays below 64 KB, so no window scaling is needed.
- * (The brief's floor is 16 * TCP_MSS; 16 would cap one stream at 1 Gb/s only
- * up to 0.19 ms.) */
-#define TCP_WND (32 * TCP_MSS)
+/* Receive window: 44 segments = 64240 bytes, the most that fits under
+ * 64 KiB, so the receive side needs no window scaling and an unread chain's
+ * 16-bit tot_len (net/tcp/tcp.cc) cannot overflow. A single stream reaches
+ * 1 Gb/s up to an RTT of 64240 * 8 / 1e9 = 0.51 ms. Issue 47 measured 32
+ * (46720) against 44 on the host board through test/impaired_link.py: a
+ * clean 8 MiB echo 12.0 -> 17.6 MB/s (median of three), 2% loss both ways
+ * 10.4 -> 11.3 MB/s (five seeds) with the send buffer below. Beyond 64 KiB
+ * (64 segments, receive scaling 1) a clean link gained a little more but
+ * at 2% loss an echo whose reader fell behind held over 64 KiB unread, its
+ * segments were refused with the ACKs they carried, and every refusal
+ * became a retransmission timeout: 2.1 MB/s. */
+#define TCP_WND (44 * TCP_MSS)
 
-/* Send buffer per connection: the same 32 segments, so a sender can keep a
- * full peer window in flight while the app queues more. */
-#define TCP_SND_BUF (32 * TCP_MSS)
+/* Window scaling for the send side only (lwIP's own note on
+ * TCP_RCV_SCALE 0): the peer's window is taken at its scale, so the send
+ * buffer below may exceed 64 KiB while the receive window above stays
+ * unscaled; lwIP's window fields become 32-bit. Patch 0022 keeps the first
+ * window net/tcp fits to a peer's share when the SYN offers scaling. */
+#define LWIP_WND_SCALE 1
+#define TCP_RCV_SCALE 0
+
+/* Send buffer per connection: 64 segments (93440 bytes). During a fast
+ * recovery everything from the hole on stays queued until the hole is
+ * filled; with a buffer the size of the window the writer stopped there,
+ * its reader stopped too, and its receive window shut, pacing the peer's
+ * direction as well (issue 47's captures: the advertised window averaged
+ * a third of its size). Issue 47, host board, 8 MiB echo, five seeds, with
+ * patch 0021: 2% loss both ways 10.9 MB/s at 44 segments (no scaling),
+ * 16.1 at 64; the 2% setting with duplication, reordering and corruption
+ * 7.6 against 11.5 (Linux 24.7 and 22.2 in the same runs). Bytes of lwIP's
+ * heap (MEM_SIZE), taken as written; one peer's queued segments are also
+ * bounded by its share of the segment pool (net/tcp/tcp.h, 255). */
+#define TCP_SND_BUF (64 * TCP_MSS)
 
 /* Segments queued per connection: opt.h's formula (4 * TCP_SND_BUF / MSS,
- * here 128) allows small writes to be queued as many small segments. */
+ * here 256) allows small writes to be queued as many small segments. */
 #define TCP_SND_QUEUELEN ((4 * (TCP_SND_BUF) + (TCP_MSS - 1)) / (TCP_MSS))
 
 /* TCP segment descriptors, shared by all connections' send queues and
@@ -228,15 +251,16 @@
  * one peer sending out-of-order segments with gaps before them made the
  * stack keep every one, each pinning a 2 KiB NIC receive buffer, until the
  * ring was dry and the guest answered nobody (issue 12). A window's worth
- * (32 segments, issue 47; 8 before): a frame held back 15 ms on a link at
+ * (44 segments with TCP_WND; 8 before issue 47): a frame held back 15 ms on a link at
  * 10 MB/s is overtaken by about a hundred, and with only 8 kept the rest of
  * the window was dropped and sent again, every time (5% reordering alone
  * cut one stream from 9.5 MB/s to 85 KB/s). One peer's out-of-order data
- * still counts towards its share of received buffers (net/tcp/tcp.h), and
- * is the first thing that share gives up. The whole receive budget is
+ * still counts towards its share of received buffers (net/tcp/tcp.h: 95,
+ * above one connection's 44 + 44), and is the first thing that share gives
+ * up. The whole receive budget is
  * stated in docs/hostile-peers.md. */
-#define TCP_OOSEQ_MAX_PBUFS 32
-#define TCP_OOSEQ_MAX_BYTES (32 * TCP_MSS)
+#define TCP_OOSEQ_MAX_PBUFS 44
+#define TCP_OOSEQ_MAX_BYTES (44 * TCP_MSS)
 /* Tell the sender what arrived out of order (RFC 2018 SACK blocks, at most
  * four, lwIP's default): a sender with SACK (Linux) then resends only what
  * is missing instead of everything after the first hole. */

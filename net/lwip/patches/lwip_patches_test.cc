@@ -563,6 +563,68 @@ TEST_F(LwipPatchesTest, TimeoutKeepsTheHoleAtTheHeadOfTheQueue) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0021: fast retransmit resends the hole and that resend is lost too; new
+// data goes out after it (the duplicate ACKs inflate the window) and the
+// receiver SACKs it while the hole stays missing. Once three segments sent
+// after the resend are SACKed, the hole is resent again at once, the window
+// not cut a second time; one segment past it is not yet proof (a resend
+// merely overtaken). Unpatched nothing is resent until the stalled-recovery
+// probe's timer tick.
+TEST_F(LwipPatchesTest, LostRetransmissionIsResentWhenLaterDataIsSacked) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1309;
+    constexpr std::uint16_t kPeerPort = 45012;
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
+    tcp_pcb* pcb = peer->pcb;
+    // Open the window (slow start) with 2,920 bytes acked at once.
+    EXPECT_EQ((co_await stream->write(pattern(2920, 19))).value_or(0), 2920u);
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, iss + 1 + 2920, 16));
+    // Five segments out; the first (the hole) lost.
+    NetifTestRig::nic().sent.clear();
+    EXPECT_EQ((co_await stream->write(pattern(5 * 1460, 21))).value_or(0), 5u * 1460);
+    const std::uint32_t hole = iss + 1 + 2920, resend_nxt = hole + 5 * 1460;
+    EXPECT_EQ(data_sent_from(kPeerPort, hole + 4 * 1460), 1u) << "the window did not open";
+    // A duplicate ACK of the hole, SACKing everything after it up to `sacked_to`.
+    const auto dup_ack = [&](std::uint32_t sacked_to) {
+      return tcp_frame(kPeerPort, kPort, r0, hole, 16, {}, 0, 65535,
+                       sack_option(hole + 1460, sacked_to));
+    };
+    for (int i = 0; i < 3; ++i) (void)co_await NetifTestRig::deliver(dup_ack(resend_nxt));
+    EXPECT_EQ(data_sent_from(kPeerPort, hole), 2u) << "no fast retransmit";
+    const tcpwnd_size_t threshold = pcb->ssthresh;
+    // Only this patch may resend from here on: the stalled-recovery probe
+    // (0014, which waits while the smoothed RTT is a tick or more) and the
+    // timeout are held off, so that a run a loaded machine slows past a
+    // fast-timer tick counts the same (CI saw the probe as a fourth send).
+    pcb->sa = 8 << 3;
+    pcb->rto = 1000;
+    // Three more segments of new data, let out by three more duplicate ACKs
+    // (each inflates the window by a segment).
+    EXPECT_EQ((co_await stream->write(pattern(3 * 1460, 23))).value_or(0), 3u * 1460);
+    for (int i = 0; i < 3; ++i) (void)co_await NetifTestRig::deliver(dup_ack(resend_nxt));
+    EXPECT_EQ(data_sent_from(kPeerPort, resend_nxt + 2 * 1460), 1u) << "no new data in recovery";
+    EXPECT_EQ(data_sent_from(kPeerPort, hole), 2u);
+    // One segment sent after the resend arrives: not yet proof.
+    (void)co_await NetifTestRig::deliver(dup_ack(resend_nxt + 1460));
+    EXPECT_EQ(data_sent_from(kPeerPort, hole), 2u) << "resent on one later segment";
+    // Three: the resend was lost.
+    (void)co_await NetifTestRig::deliver(dup_ack(resend_nxt + 3 * 1460));
+    EXPECT_EQ(data_sent_from(kPeerPort, hole), 3u)
+        << "the lost resend waited, though data sent after it was SACKed";
+    EXPECT_EQ(pcb->ssthresh, threshold) << "the window was cut a second time";
+    // And only once for that evidence.
+    (void)co_await NetifTestRig::deliver(dup_ack(resend_nxt + 3 * 1460));
+    EXPECT_EQ(data_sent_from(kPeerPort, hole), 3u) << "resent again on the same SACK";
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // 0018: a client that closes second and then connects again from the same
 // port (Linux's bind() to port 0 picks any port it holds no state for)
 // finds our side of the old connection in TIME-WAIT, for 2 MSL (120 s).

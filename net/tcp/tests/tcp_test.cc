@@ -479,14 +479,14 @@ TEST_F(TcpTest, PeerRxShareBoundsWhatOnePeersDataHolds) {
 
 // Issue 47, parallel streams on a clean link: four connections from one
 // peer, each sent most of a window while the application is busy for a
-// moment, at the default share (95 pbufs, below four windows of 32). Before
+// moment, at the default share (95 pbufs, below four windows of 44). Before
 // the windows kept the share, the fourth connection's in-window segments
 // were dropped (refused_peer_data) and waited for retransmission timeouts;
 // now the windows are cut to the room there is and nothing is dropped.
 TEST_F(TcpTest, ParallelStreamsFromOnePeerMeetWindowsNotDrops) {
   auto body = []() -> Task<void> {
     static constexpr std::size_t kClients = 4;
-    static constexpr std::size_t kBytes = 40 * 1024;  // most of a 46,720-byte window
+    static constexpr std::size_t kBytes = 40 * 1024;  // most of a 64,240-byte window
     Result<TcpListener> l = TcpListener::listen(7012, 8);
     if (!l) co_return Unexpected(l.error());
     const TcpStats before = tcp_stats();
