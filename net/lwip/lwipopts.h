@@ -411,10 +411,11 @@ void starling_sntp_unsent(void);
 
 /* One peer's share of received pbufs (net/tcp/tcp.h, kDefaultTcpPeerRxPbufs):
  * every segment lwIP found a pcb for is offered to net/tcp before lwIP reads
- * it, so data past the share is dropped before it is queued (in order or
- * out of order), not after. */
+ * it, so data past the share is dropped before it is queued (out of order
+ * first), not after. tcp_input() has turned the header's sequence number to
+ * host order by then, and `p` holds the payload only. */
 #define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
-  starling_tcp_inpacket((pcb), (p))
+  starling_tcp_inpacket((pcb), (hdr)->seqno, (p))
 
 /* ---- Statistics and debugging ------------------------------------------- */
 

@@ -60,6 +60,6 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
   print(line.view());
 }
 
-extern "C" [[gnu::weak]] err_t starling_tcp_inpacket(struct tcp_pcb*, struct pbuf*) {
+extern "C" [[gnu::weak]] err_t starling_tcp_inpacket(struct tcp_pcb*, u32_t, struct pbuf*) {
   return ERR_OK;
 }

@@ -265,7 +265,7 @@ std::size_t tcp_peer_rx_held(const IpAddress& address) noexcept {
 // its pbufs join the bound. Segments for listeners and for connections not
 // yet accepted (their arg is the listener's, or none) pass: a handshake's
 // data is at most one segment per half-open connection.
-extern "C" err_t starling_tcp_inpacket(struct tcp_pcb* pcb, struct pbuf* p) {
+extern "C" err_t starling_tcp_inpacket(struct tcp_pcb* pcb, u32_t seqno, struct pbuf* p) {
   using namespace starling::net;          // NOLINT(google-build-using-namespace): a C hook
   using namespace starling::net::detail;  // NOLINT(google-build-using-namespace)
   if (p == nullptr || p->tot_len == 0 || pcb->state == LISTEN) return ERR_OK;
@@ -289,9 +289,20 @@ extern "C" err_t starling_tcp_inpacket(struct tcp_pcb* pcb, struct pbuf* p) {
     // A connection that holds nothing takes its next segment whatever its
     // peer holds: its window (at least kWindowFloor) was offered within the
     // share's floors, and a zero-window probe refused for ever would end
-    // the connection. At most one segment per connection past the share.
-    const bool holds_nothing = rx_held(to) == 0;
-    if (!holds_nothing && (!evicted || past_peer_rx_share(to, pbufs))) {
+    // the connection.
+    const std::size_t holds = rx_held(to);
+    // Nor is the segment at the window's left edge refused while its
+    // connection holds less than its window's floor (issue 47): it is the
+    // one that lets the connection advance, and refused it came back only
+    // after the peer's retransmission timeouts, doubling each time (4.4 s
+    // gaps at the 8% setting, four streams from one peer, while the
+    // siblings' data held the share). So a connection always moves, and
+    // the share is exceeded by at most kWindowFloor's segments a
+    // connection; what it refuses beyond is out-of-order data (freed above
+    // or dropped here) and the data of connections whose readers lag.
+    const bool advances = holds < kWindowFloor / TCP_MSS && TCP_SEQ_LEQ(seqno, pcb->rcv_nxt) &&
+                          TCP_SEQ_GT(seqno + p->tot_len, pcb->rcv_nxt);
+    if (holds != 0 && !advances && (!evicted || past_peer_rx_share(to, pbufs))) {
       ++g_stats.refused_peer_data;
       return ERR_MEM;
     }

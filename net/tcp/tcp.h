@@ -272,7 +272,10 @@ std::size_t tcp_peer_share() noexcept;
 // then one that would still take its peer past the share is dropped
 // unacknowledged and counted (refused_peer_data), unless its connection
 // holds nothing (one segment per connection: a window probe is never
-// refused for ever); the peer retransmits once its data has been read. Every other peer is served
+// refused for ever) or it starts at its window's left edge while its
+// connection holds less than two (the segment that lets the connection
+// advance: the share is then exceeded by at most two a connection); the
+// peer retransmits once its data has been read. Every other peer is served
 // as before. A received pbuf is a NIC buffer (256, of which the stack holds at most 192 zero-copy:
 // net/netif/rx_pool.h) or a PBUF_POOL copy (512); the default, 95, is below half of the smallest of
 // them. The bookkeeping is a scan of the connection table, made only when all connections together

@@ -46,10 +46,11 @@ int starling_icmp6_error_admit(u8_t type, u8_t code);
 const ip6_addr_t* starling_nd6_gateway(struct netif* netif, const ip6_addr_t* destination);
 
 /* LWIP_HOOK_TCP_INPACKET_PCB: admits or drops a segment lwIP found a pcb
- * for (net/tcp/peer_share.cc: one peer's share of received pbufs). Images and
+ * for (net/tcp/peer_share.cc: one peer's share of received pbufs); `seqno`
+ * is its first sequence number (host order), `p` its payload. Images and
  * tests without net/tcp get a weak default that admits everything
  * (net/port/hooks.cc). */
-err_t starling_tcp_inpacket(struct tcp_pcb* pcb, struct pbuf* p);
+err_t starling_tcp_inpacket(struct tcp_pcb* pcb, u32_t seqno, struct pbuf* p);
 
 #ifdef __cplusplus
 }

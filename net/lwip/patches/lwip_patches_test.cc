@@ -32,6 +32,7 @@
 #include "net/netif/test_rig.h"
 #include "net/port/icmp6_rate.h"
 #include "net/tcp/tcp.h"
+#include "net/tcp/tests/raw_peer.h"
 #include "netif/ethernet.h"
 
 namespace starling::net {
@@ -197,83 +198,6 @@ TEST_F(LwipPatchesTest, OptionLengthIsNotReadPastTheHeader) {
     co_return {};
   }());
   EXPECT_TRUE(r.ok()) << error_name(r.error());
-}
-
-// The peer's side of a handshake with our listener on `port` from
-// `peer_port`: its SYN (MSS 1460, and `options`), then its ACK of our
-// SYN-ACK; our ISN. The peer's next sequence number is kPeerSeq.
-constexpr std::uint32_t kPeerSeq = 10000;
-async::Task<std::uint32_t> handshake_from_peer(std::uint16_t port, std::uint16_t peer_port,
-                                               const Bytes& options = {}) {
-  NetifTestRig::nic().sent.clear();
-  (void)co_await NetifTestRig::deliver(
-      tcp_frame(peer_port, port, kPeerSeq - 1, 0, 2 /*SYN*/, {}, 1460, 65535, options));
-  std::uint32_t iss = 0;
-  for (const Bytes& f : NetifTestRig::nic().sent) {
-    if (f.size() >= 54 && get16(f, 36) == peer_port) iss = get32(f, 38);
-  }
-  (void)co_await NetifTestRig::deliver(tcp_frame(peer_port, port, kPeerSeq, iss + 1, 16 /*ACK*/));
-  co_return iss;
-}
-
-// Data segments we sent to `peer_port` starting at `seq` (pure ACKs not
-// counted), among the NIC's sent frames.
-std::size_t data_sent_from(std::uint16_t peer_port, std::uint32_t seq) {
-  std::size_t n = 0;
-  for (const Bytes& f : NetifTestRig::nic().sent) {
-    if (f.size() < 54 || get16(f, 36) != peer_port || get32(f, 38) != seq) continue;
-    const std::size_t tcp_header = (std::to_integer<std::size_t>(f[46]) >> 4) * 4;
-    if (get16(f, 16) > 20 + tcp_header) ++n;
-  }
-  return n;
-}
-
-// A SACK option (kind 5) reporting one block, [left, right).
-Bytes sack_option(std::uint32_t left, std::uint32_t right) {
-  Bytes sack = {std::byte{5}, std::byte{10}, {}, {}, {}, {}, {}, {}, {}, {}};
-  put32(sack, 2, left);
-  put32(sack, 6, right);
-  return sack;
-}
-
-// lwIP's pcb of the connection between our `port` and the peer's.
-tcp_pcb* pcb_of(std::uint16_t port, std::uint16_t peer_port) {
-  for (tcp_pcb* p = tcp_active_pcbs; p != nullptr; p = p->next) {
-    if (p->local_port == port && p->remote_port == peer_port) return p;
-  }
-  return nullptr;
-}
-
-// Our side of a connection the peer at `peer_port` opened with SACK
-// permitted (the patches 0011-0016 need it): the stream, the first
-// sequence number we send (our ISN + 1) and lwIP's pcb.
-struct SackPeer {
-  TcpListener listener;  // listen_and_connect_with_sack's own
-  TcpStream stream;
-  std::uint32_t first = 0;
-  tcp_pcb* pcb = nullptr;
-};
-async::Task<SackPeer> connect_with_sack(TcpListener& listener, std::uint16_t port,
-                                        std::uint16_t peer_port) {
-  const Bytes sack_permitted = {std::byte{4}, std::byte{2}};
-  const std::uint32_t iss =
-      (co_await handshake_from_peer(port, peer_port, sack_permitted)).value_or(0);
-  auto stream = co_await async::with_timeout(listener.accept(), async::kSecond);
-  if (!stream.ok()) co_return Unexpected(stream.error());
-  tcp_pcb* pcb = pcb_of(port, peer_port);
-  if (pcb == nullptr) co_return Unexpected(Error::kNotFound);
-  co_return SackPeer{.listener = {}, .stream = std::move(*stream), .first = iss + 1, .pcb = pcb};
-}
-
-// The same through a listener of its own at `port` (backlog 4), which the
-// result keeps: the opening of most of the patch tests below.
-async::Task<SackPeer> listen_and_connect_with_sack(std::uint16_t port, std::uint16_t peer_port) {
-  auto listener = TcpListener::listen(port, 4);
-  if (!listener.ok()) co_return Unexpected(listener.error());
-  auto peer = co_await connect_with_sack(*listener, port, peer_port);
-  if (!peer.ok()) co_return Unexpected(peer.error());
-  peer->listener = std::move(*listener);
-  co_return std::move(*peer);
 }
 
 // 0002 (bug #56397 and the case upstream still has): the first out-of-order
@@ -489,15 +413,12 @@ TEST_F(LwipPatchesTest, SackedBytesPastTheAckMarkTheHoleLost) {
       auto peer = co_await connect_with_sack(*listener, kPort, peer_port);
       EXPECT_TRUE(peer.ok());
       if (!peer.ok()) co_return {};
-      const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+      const std::uint32_t r0 = kPeerSeq;
       TcpStream* stream = &peer->stream;
-      // Open the window (slow start) with 2,920 bytes acked at once.
-      EXPECT_EQ((co_await stream->write(pattern(2920, 15))).value_or(0), 2920u);
-      (void)co_await NetifTestRig::deliver(tcp_frame(peer_port, kPort, r0, iss + 1 + 2920, 16));
+      const std::uint32_t s0 = (co_await open_window(*peer, kPort, peer_port, 15)).value_or(0);
       // Five segments out; the first lost (new_ack: the second).
       NetifTestRig::nic().sent.clear();
       EXPECT_EQ((co_await stream->write(pattern(5 * 1460, 17))).value_or(0), 5u * 1460);
-      const std::uint32_t s0 = iss + 1 + 2920;
       const std::uint32_t hole = new_ack ? s0 + 1460 : s0;
       EXPECT_EQ(data_sent_from(peer_port, s0 + 4 * 1460), 1u) << "the window did not open";
       const Bytes sack = sack_option(hole + 1460, s0 + 5 * 1460);
@@ -577,16 +498,14 @@ TEST_F(LwipPatchesTest, LostRetransmissionIsResentWhenLaterDataIsSacked) {
     auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
     EXPECT_TRUE(peer.ok());
     if (!peer.ok()) co_return {};
-    const std::uint32_t iss = peer->first - 1, r0 = kPeerSeq;
+    const std::uint32_t r0 = kPeerSeq;
     TcpStream* stream = &peer->stream;
     tcp_pcb* pcb = peer->pcb;
-    // Open the window (slow start) with 2,920 bytes acked at once.
-    EXPECT_EQ((co_await stream->write(pattern(2920, 19))).value_or(0), 2920u);
-    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, iss + 1 + 2920, 16));
+    const std::uint32_t hole = (co_await open_window(*peer, kPort, kPeerPort, 19)).value_or(0);
     // Five segments out; the first (the hole) lost.
     NetifTestRig::nic().sent.clear();
     EXPECT_EQ((co_await stream->write(pattern(5 * 1460, 21))).value_or(0), 5u * 1460);
-    const std::uint32_t hole = iss + 1 + 2920, resend_nxt = hole + 5 * 1460;
+    const std::uint32_t resend_nxt = hole + 5 * 1460;
     EXPECT_EQ(data_sent_from(kPeerPort, hole + 4 * 1460), 1u) << "the window did not open";
     // A duplicate ACK of the hole, SACKing everything after it up to `sacked_to`.
     const auto dup_ack = [&](std::uint32_t sacked_to) {
