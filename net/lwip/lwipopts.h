@@ -216,8 +216,11 @@
 /* Window scaling for the send side only (lwIP's own note on
  * TCP_RCV_SCALE 0): the peer's window is taken at its scale, so the send
  * buffer below may exceed 64 KiB while the receive window above stays
- * unscaled; lwIP's window fields become 32-bit. Patch 0022 keeps the first
- * window net/tcp fits to a peer's share when the SYN offers scaling. */
+ * unscaled; lwIP's window fields become 32-bit. A SYN's scale option is
+ * read before net/tcp fits the new connection's first window to its peer's
+ * share (the passive-open callback), so that fitting stands; patch 0001's
+ * SYN-cookie probe starts from a default window, which the option's
+ * handling asserts. */
 #define LWIP_WND_SCALE 1
 #define TCP_RCV_SCALE 0
 
@@ -251,14 +254,13 @@
  * one peer sending out-of-order segments with gaps before them made the
  * stack keep every one, each pinning a 2 KiB NIC receive buffer, until the
  * ring was dry and the guest answered nobody (issue 12). A window's worth
- * (44 segments with TCP_WND; 8 before issue 47): a frame held back 15 ms on a link at
- * 10 MB/s is overtaken by about a hundred, and with only 8 kept the rest of
- * the window was dropped and sent again, every time (5% reordering alone
- * cut one stream from 9.5 MB/s to 85 KB/s). One peer's out-of-order data
+ * (44 segments with TCP_WND; 8 before issue 47): a frame held back 15 ms
+ * on a link at 10 MB/s is overtaken by about a hundred, and with only 8
+ * kept the rest of the window was dropped and sent again, every time (5%
+ * reordering alone cut one stream from 9.5 MB/s to 85 KB/s). One peer's out-of-order data
  * still counts towards its share of received buffers (net/tcp/tcp.h: 95,
  * above one connection's 44 + 44), and is the first thing that share gives
- * up. The whole receive budget is
- * stated in docs/hostile-peers.md. */
+ * up. The whole receive budget is stated in docs/hostile-peers.md. */
 #define TCP_OOSEQ_MAX_PBUFS 44
 #define TCP_OOSEQ_MAX_BYTES (44 * TCP_MSS)
 /* Tell the sender what arrived out of order (RFC 2018 SACK blocks, at most
