@@ -210,7 +210,12 @@
  * (64 segments, receive scaling 1) a clean link gained a little more but
  * at 2% loss an echo whose reader fell behind held over 64 KiB unread, its
  * segments were refused with the ACKs they carried, and every refusal
- * became a retransmission timeout: 2.1 MB/s. */
+ * became a retransmission timeout: 2.1 MB/s. Tried again with the unread
+ * data kept as several chains: 88 segments met the per-peer share of 95
+ * pbufs (Linux's segments carry SACK blocks, 1,440 to 1,448 bytes, so a
+ * full window was 90 and more pbufs, and in-window segments were refused);
+ * 64 segments gained nothing (13.9 against 14.3 MB/s at the 2% setting,
+ * medians of five seeds; docs/benchmarks.md). */
 #define TCP_WND (44 * TCP_MSS)
 
 /* Window scaling for the send side only (lwIP's own note on
@@ -267,6 +272,15 @@
  * four, lwIP's default): a sender with SACK (Linux) then resends only what
  * is missing instead of everything after the first hole. */
 #define LWIP_TCP_SACK_OUT 1
+/* Fast retransmits each connection remembers for a D-SACK to undo (patch
+ * 0013; its default 4). A frame the link holds back is reported twice only
+ * when the late original arrives, and by then later episodes have begun: at
+ * issue 47's 2% setting (5% of frames held 15 ms) an 8 MiB echo from the
+ * host board made ~205 fast retransmits and 4 remembered let 3 to 5 of them
+ * be undone, so every held frame halved the window for good; 16 undo ~130,
+ * and goodput rose from 15.7 to 17.9 MB/s (medians of five seeds; Linux
+ * 26.7 in the same runs). 12 bytes an episode: 192 a connection. */
+#define TCP_UNDO_EPISODES 16
 /* lwIP's TCP timers: the fast one (delayed ACKs, refused data) every
  * 50 ms and the slow one (retransmissions, persist, keepalive) every
  * 100 ms, not 250 and 500; and a first retransmission timeout of 1 s (RFC

@@ -358,6 +358,52 @@ TEST_F(LwipPatchesTest, DsackForTheResentSegmentUndoesTheHalving) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0013 with TCP_UNDO_EPISODES (lwipopts.h, 16): a frame held 15 ms on a
+// link moving 20 MB/s is reported late only after several later episodes
+// began (issue 47: with 5% of frames held, 205 fast retransmits in an 8 MiB
+// echo, 4 of them undone while only the last 4 were remembered, 129 with
+// 16). Eight episodes here, each a held first segment, then the D-SACK for
+// the oldest: its halving is still undone (doubled back). With 4 remembered
+// it was forgotten and the threshold stays at its floor.
+TEST_F(LwipPatchesTest, DsackForAnOlderEpisodeStillUndoesItsHalving) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1311;
+    constexpr std::uint16_t kPeerPort = 45021;
+    constexpr std::uint32_t kEpisodes = 8;
+    static_assert(kEpisodes <= TCP_UNDO_EPISODES);
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    const std::uint32_t r0 = kPeerSeq;
+    TcpStream* stream = &peer->stream;
+    tcp_pcb* pcb = peer->pcb;
+    NetifTestRig::nic().sent.clear();
+    std::uint32_t next = peer->first;  // the first byte not yet written
+    std::uint32_t oldest = 0;          // the first episode's resent segment
+    for (std::uint32_t k = 0; k < kEpisodes; ++k) {
+      EXPECT_EQ((co_await stream->write(pattern(2 * 1460, 20 + k))).value_or(0), 2u * 1460);
+      const std::uint32_t first = next, end = next + 2 * 1460;
+      next = end;
+      if (k == 0) oldest = first;
+      for (std::uint32_t i = 0; i < 3; ++i) {
+        (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, first, 16, {}, 0,
+                                                       65535, sack_option(first + 1460, end)));
+      }
+      EXPECT_EQ(data_sent_from(kPeerPort, first), 2u) << "no fast retransmit in episode " << k;
+      (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, end, 16));
+    }
+    const tcpwnd_size_t floor = pcb->ssthresh;
+    EXPECT_EQ(floor, 2u * pcb->mss) << "the episodes did not halve the threshold to its floor";
+    // The oldest episode's original arrives at last: reported twice.
+    (void)co_await NetifTestRig::deliver(tcp_frame(kPeerPort, kPort, r0, next, 16, {}, 0, 65535,
+                                                   sack_option(oldest, oldest + 1460)));
+    EXPECT_GT(pcb->ssthresh, floor) << "the oldest episode's halving was forgotten";
+    stream->abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // 0014: the segment fast retransmit resent is lost too, and the receiver
 // has nothing more to say. The connection, stuck in recovery for a whole
 // fast-timer tick, resends the hole once, long before the retransmission
