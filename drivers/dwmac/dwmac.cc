@@ -562,7 +562,7 @@ void Dwmac::set_multicast_groups(std::span<const hal::MacAddress> groups) {
 // computed over the whole datagram before fragmenting it, or left 0 ("no
 // checksum", which IPv4 allows) while the offload is on. Linux never asks
 // the engine for a fragment's payload either (its fragments are always
-// summed in software). Found by //test/host_board:host_fairness_test: a
+// summed in software). Found by //test/robustness:fairness_host_test: a
 // 3,000-byte UDP datagram's echo never reached its sender.
 // An IPv6 fragment gets nothing (00): IPv6 has no header checksum, and
 // net/udp had lwIP sum a fragmented IPv6 datagram itself.

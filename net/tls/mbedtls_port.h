@@ -43,7 +43,7 @@ inline constexpr std::size_t kSharedTlsBytes = 64 * 1024;
 // The budget for everything Mbed TLS allocates at once: every session at
 // its most, so the slots bound TLS, not the budget. At 1 MiB, 40
 // half-finished handshakes from a flood took it all and every other
-// client's handshake failed for memory (//test/host_board:tls_hostile_test).
+// client's handshake failed for memory (//test/robustness:tls_hostile_host_test).
 // The budget stays the last guard against a session past its measure.
 inline constexpr std::size_t kTlsMemoryBytes = kMaxSessions * kSessionBytes + kSharedTlsBytes;
 

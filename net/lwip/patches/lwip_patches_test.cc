@@ -597,7 +597,7 @@ TEST_F(LwipPatchesTest, LostRetransmissionIsResentWhenLaterDataIsSacked) {
 // connection (RFC 1122 4.2.2.13, RFC 6191), as Linux and the BSDs do.
 // Unpatched lwIP answers it with an ACK of the old connection, the client
 // resets that, and every SYN it retries meets the same: connect() times out
-// (CI saw it in tls_hostile_test: "s.connect((GUEST, 443)) timed out").
+// (CI saw it in tls_hostile_host_test: "s.connect((GUEST, 443)) timed out").
 TEST_F(LwipPatchesTest, NewSynReopensATimeWaitConnection) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1308;

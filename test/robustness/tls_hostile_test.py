@@ -37,10 +37,8 @@ import time
 
 import host_process
 
-# Kept: an sh_test runs this script as a plain file, and http_checks.py is
-# not in its directory (which Python puts on the path itself).
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import boot_files, get_and_close, metrics, throwaway_pair  # noqa: E402
+# test/http is on the path: //test:scenario.bzl sets PYTHONPATH.
+from http_checks import boot_files, get_and_close, metrics, throwaway_pair
 
 GUEST = "10.0.2.15"
 HOST = "10.0.2.2"

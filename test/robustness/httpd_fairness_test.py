@@ -24,10 +24,8 @@ import time
 import host_process
 from host_process import report
 
-# Kept: an sh_test runs this script as a plain file, and http_checks.py is
-# not in its directory (which Python puts on the path itself).
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import AUTH, boot_files, curl, metrics  # noqa: E402
+# test/http is on the path: //test:scenario.bzl sets PYTHONPATH.
+from http_checks import AUTH, boot_files, curl, metrics
 
 GUEST = "10.0.2.15"
 HOST_A = "10.0.2.2"

@@ -38,10 +38,8 @@ import tempfile
 
 import host_process
 
-# Kept: an sh_test runs this script as a plain file, and http_checks.py is
-# not in its directory (which Python puts on the path itself).
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-from http_checks import AUTH, boot_files, throwaway_pair, tls_state  # noqa: E402
+# test/http is on the path: //test:scenario.bzl sets PYTHONPATH.
+from http_checks import AUTH, boot_files, throwaway_pair, tls_state
 
 GUEST = "10.0.2.15"
 HERE = os.path.dirname(os.path.abspath(__file__))
