@@ -107,19 +107,15 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
   if (!network.bootargs.empty()) {
     const auto parsed = net::parse_bootargs(network.bootargs);
     if (parsed.error != net::IpConfigError::kNone) {
-      print(app);
-      print(": ignoring bootargs ip=: ");
-      print(net::ip_config_error_text(parsed.error));
-      print("; using the default\n");
+      console::print_ignoring(app, {"bootargs ip=: ", net::ip_config_error_text(parsed.error)},
+                              "using the default");
     } else {
       network.ip = parsed.config;
     }
     const auto parsed6 = net::parse_ip6_bootargs(network.bootargs);
     if (parsed6.error != net::Ip6ConfigError::kNone) {
-      print(app);
-      print(": ignoring bootargs ip6=: ");
-      print(net::ip6_config_error_text(parsed6.error));
-      print("; using ip6=auto\n");
+      console::print_ignoring(app, {"bootargs ip6=: ", net::ip6_config_error_text(parsed6.error)},
+                              "using ip6=auto");
     } else {
       network.ip6 = parsed6.config;
     }
@@ -127,10 +123,7 @@ async::Task<Network> bring_up_network(std::string_view app, const BootInfo& boot
   }
   net::SntpConfig sntp;
   if (text::Line<200> why; !net::parse_sntp_bootargs(network.bootargs, sntp, why)) {
-    print(app);
-    print(": ignoring bootargs ");
-    print(why.view());
-    print("\n");
+    console::print_ignoring(app, {"bootargs ", why.view()});
   }
   net::configure_sntp(sntp);
 

@@ -97,8 +97,8 @@ Settings settings(std::string_view bootargs) {
       out.stats_from_given = true;
       out.stats_from = *subnet;
     } else {
-      print(
-          "echo: ignoring starling.stats_from= (want A.B.C.D/N); stats answer the local subnet\n");
+      console::print_ignoring("echo", {"starling.stats_from= (want A.B.C.D/N)"},
+                              "stats answer the local subnet");
     }
   }
   return out;

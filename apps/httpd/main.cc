@@ -148,13 +148,7 @@ constexpr NumberParam kPeerSlotsParam{
 std::uint64_t number_arg(std::string_view bootargs, const NumberParam& param) {
   text::Line<160> why;
   const NumberParamReading reading = read_number_param(bootargs, param, why);
-  if (reading.refused) {
-    text::Line<200> line;
-    line.put("httpd: ignoring ");
-    line.put(why.view());
-    line.put('\n');
-    print(line.view());
-  }
+  if (reading.refused) console::print_ignoring("httpd", {why.view()});
   return reading.value;
 }
 
@@ -235,7 +229,7 @@ async::Task<int> serve(const BootInfo& boot) {
     if (mode.found && mode.value == "redirect") {
       config.plain_redirects = true;
     } else if (mode.found && mode.value != "serve") {
-      print("httpd: ignoring httpd.http= (want serve or redirect)\n");
+      console::print_ignoring("httpd", {"httpd.http= (want serve or redirect)"});
     }
   }
   config.management_token = management_token();

@@ -402,9 +402,7 @@ int starling_app_main(const starling::BootInfo& boot) {
       read_number(fdt::firmware_bootargs(mem::to_pointer(boot.dtb)), "tls_cost.handshakes", 1, 64,
                   bench::tls::kHandshakes, /*off=*/false, why);
   if (handshakes.refused) {
-    console::print("tls_cost: ignoring bootargs ");
-    console::print(why.view());
-    console::print("\n");
+    console::print_ignoring("tls_cost", {"bootargs ", why.view()});
   }
   return bench::tls::run(static_cast<int>(handshakes.value));
 }

@@ -109,13 +109,13 @@ std::uint64_t stall_threshold_from_bootargs(std::string_view bootargs) noexcept 
   text::Line<160> why;
   const NumberParamReading reading = read_number_param(bootargs, kStallParam, why);
   if (reading.refused) {
-    text::Line<224> line;
-    line.put("Starling: ignoring ");
-    line.put(why.view());
-    line.put(" (whole milliseconds, 0 turns the detector off); using ");
-    line.put_decimal(kStallParam.fallback);
-    line.put(" ms\n");
-    console::print(line.view());
+    text::Line<32> in_force;
+    in_force.put("using ");
+    in_force.put_decimal(kStallParam.fallback);
+    in_force.put(" ms");
+    console::print_ignoring("Starling",
+                            {why.view(), " (whole milliseconds, 0 turns the detector off)"},
+                            in_force.view());
   }
   return reading.value * kNsPerMs;
 }

@@ -63,4 +63,29 @@ void print_dec(std::int64_t value) {
   board::console_write(line.view());
 }
 
+void format_ignoring(text::TextWriter& out, std::string_view who,
+                     std::initializer_list<std::string_view> what, std::string_view then) {
+  out.put(who);
+  out.put(": ignoring ");
+  for (const std::string_view piece : what) out.put(piece);
+  if (!then.empty()) {
+    out.put("; ");
+    out.put(then);
+  }
+}
+
+void print_ignoring(std::string_view who, std::initializer_list<std::string_view> what,
+                    std::string_view then) {
+  // Built whole and printed in one write, so a report from an interrupt
+  // cannot land in the middle. The longest today (star64's starling.mac=
+  // with its fix) is about 120 characters.
+  text::Line<256> line;
+  format_ignoring(line, who, what, then);
+  line.put('\n');
+  print(line.view());
+  // What did not fit (the newline with it) was dropped: say so, and still
+  // end the line.
+  if (line.overflowed()) print(" [cut]\n");
+}
+
 }  // namespace starling::console

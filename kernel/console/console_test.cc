@@ -1,5 +1,7 @@
 #include "kernel/console/console.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace starling::console {
@@ -25,6 +27,25 @@ TEST(Console, AtLineStartOnlyAfterANewline) {
   print(" and more\nconsole_test: ");
   EXPECT_FALSE(at_line_start());
   print("end\n");
+  EXPECT_TRUE(at_line_start());
+}
+
+// Every refusal has one shape (operators and tests grep ": ignoring ").
+TEST(Console, FormatIgnoringJoinsWhatAndSaysWhatIsInForce) {
+  text::Line<128> line;
+  format_ignoring(line, "echo", {"bootargs ip=: ", "bad netmask"}, "using the default");
+  EXPECT_EQ(line.view(), "echo: ignoring bootargs ip=: bad netmask; using the default");
+  text::Line<128> bare;
+  format_ignoring(bare, "httpd", {"httpd.http= (want serve or redirect)"});
+  EXPECT_EQ(bare.view(), "httpd: ignoring httpd.http= (want serve or redirect)");
+}
+
+// Printed as one line, even when too long for the line's buffer.
+TEST(Console, PrintIgnoringEndsItsLineEvenWhenCut) {
+  print_ignoring("console_test", {"a.key=: ", "too large"}, "keeping 8");
+  EXPECT_TRUE(at_line_start());
+  const std::string long_what(400, 'x');
+  print_ignoring("console_test", {long_what});
   EXPECT_TRUE(at_line_start());
 }
 

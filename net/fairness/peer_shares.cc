@@ -21,33 +21,33 @@ void apply(std::string_view app, std::string_view bootargs, const PeerShare& sha
                           .fallback = share.fallback,
                           .off = true,
                           .help = share.what};
-  text::Line<160> line;
-  line.put(app);
-  line.put(": ");
   text::Line<128> why;
   const NumberParamReading reading = read_number_param(bootargs, param, why);
   if (!reading.found) return;
   if (reading.refused) {
-    line.put("ignoring ");
-    line.put(why.view());
-    line.put("; keeping ");
-    line.put_decimal(share.get());
+    text::Line<32> kept;
+    kept.put("keeping ");
+    kept.put_decimal(share.get());
+    console::print_ignoring(app, {why.view()}, kept.view());
+    return;
+  }
+  share.set(static_cast<std::size_t>(reading.value));
+  text::Line<160> line;
+  line.put(app);
+  line.put(": ");
+  line.put(share.what);
+  line.put(": ");
+  if (reading.value == 0) {
+    line.put("no limit (");
+    line.put(share.key);
+    line.put("=off)");
   } else {
-    share.set(static_cast<std::size_t>(reading.value));
-    line.put(share.what);
-    line.put(": ");
-    if (reading.value == 0) {
-      line.put("no limit (");
-      line.put(share.key);
-      line.put("=off)");
-    } else {
-      line.put_decimal(reading.value);
-      line.put(" of ");
-      line.put_decimal(share.bound());
-      line.put(" (");
-      line.put(share.key);
-      line.put("=)");
-    }
+    line.put_decimal(reading.value);
+    line.put(" of ");
+    line.put_decimal(share.bound());
+    line.put(" (");
+    line.put(share.key);
+    line.put("=)");
   }
   line.put('\n');
   console::print(line.view());

@@ -5,6 +5,7 @@
 
 #include "kernel/console/console.h"
 #include "kernel/hal/clock.h"
+#include "kernel/text/writer.h"
 #include "platform/star64/gmac_params.h"
 #include "platform/star64/mac_address.h"
 
@@ -15,12 +16,11 @@ using console::print;
 
 void print_mac(const MacChoice& choice) {
   if (choice.bootarg_error != MacError::kNone) {
-    print("star64: ignoring starling.mac=: ");
-    print(mac_error_text(choice.bootarg_error));
-    print("; fix: setenv bootargs \"... starling.mac=6c:cf:39:00:12:34\"\n");
+    console::print_ignoring("star64", {"starling.mac=: ", mac_error_text(choice.bootarg_error)},
+                            "fix: setenv bootargs \"... starling.mac=6c:cf:39:00:12:34\"");
   }
   if (choice.device_tree_malformed) {
-    print("star64: ignoring the device tree's GMAC0 local-mac-address: not 6 bytes\n");
+    console::print_ignoring("star64", {"the device tree's GMAC0 local-mac-address: not 6 bytes"});
   }
   char text[17];
   print("star64: eth0 MAC ");
@@ -36,18 +36,15 @@ void print_mac(const MacChoice& choice) {
 }
 
 void print_gmac_refusal(const GmacChoice& choice) {
-  print("star64: ignoring starling.gmac=");
-  print(choice.refused);
-  if (!choice.item.empty()) {
-    print(" (at \"");
-    print(choice.item);
-    print("\")");
-  }
-  print(": ");
-  print(gmac_error_text(choice.error));
-  print("; fix: setenv bootargs \"... ");
-  print(gmac_error_fix(choice.error));
-  print("\"; keeping the board's DMA and PHY set-up\n");
+  text::Line<160> fix;
+  fix.put("fix: setenv bootargs \"... ");
+  fix.put(gmac_error_fix(choice.error));
+  fix.put("\"; keeping the board's DMA and PHY set-up");
+  const bool at_item = !choice.item.empty();
+  console::print_ignoring("star64",
+                          {"starling.gmac=", choice.refused, at_item ? " (at \"" : "", choice.item,
+                           at_item ? "\")" : "", ": ", gmac_error_text(choice.error)},
+                          fix.view());
 }
 
 void print_dec(std::uint32_t n) {
