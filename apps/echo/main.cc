@@ -346,10 +346,9 @@ void print_failure(const char* what, Error error) {
 // then incomplete and a FIN would pass it off as whole.
 async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
   net::TcpStream stream = connection.take();
-  // Aligned, so that where the copies in and out of it land relative to a
-  // word boundary is fixed by the segment's headers, not by where this
-  // frame's layout happens to put a 1-byte-aligned array (docs/toolchain.md).
-  alignas(16) std::byte buffer[2048];
+  // Each piece is written back from where it was received (peek), then
+  // consumed: no buffer of the echo's own and one copy fewer per segment
+  // (net/tcp/tcp.h says what it saves).
   net::IdleClock idle(kTcpIdle);
   for (;;) {
     const std::uint64_t wait = idle.next_wait_ns(net::tcp_table_pressed());
@@ -358,22 +357,22 @@ async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
       if (idle.closed_under_pressure()) ++g_echo.pressed_idle_closes;
       break;
     }
-    auto n = co_await async::with_timeout(stream.read(buffer), wait);
-    if (!n.ok() && n.error() == Error::kTimedOut) continue;  // look at the limit again
-    if (n.ok() && *n == 0) break;
-    if (!n.ok()) {
+    auto piece = co_await async::with_timeout(stream.peek(), wait);
+    if (!piece.ok() && piece.error() == Error::kTimedOut) continue;  // look at the limit again
+    if (piece.ok() && piece->empty()) break;
+    if (!piece.ok()) {
       stream.abort();
       co_return {};
     }
     idle.heard();
-    auto written = co_await async::with_timeout(
-        stream.write(std::span<const std::byte>(buffer, *n)), kTcpWriteTimeoutNs);
+    auto written = co_await async::with_timeout(stream.write(*piece), kTcpWriteTimeoutNs);
     if (!written.ok()) {
       if (written.error() == Error::kTimedOut) ++g_echo.write_timeouts;
       stream.abort();
       co_return {};
     }
-    g_echo.tcp_echoed_bytes += *n;
+    (void)stream.consume(piece->size());  // what peek() showed: always taken
+    g_echo.tcp_echoed_bytes += piece->size();
   }
   co_return stream.close();
 }

@@ -327,11 +327,9 @@ async::Task<TcpStream> TcpStream::connect(Endpoint remote) noexcept {
 
 namespace {
 
-// Copies up to buf.size() of c's received bytes (it has some), frees what
-// was consumed and opens the window by as much.
-std::size_t take_received(Conn* c, std::span<std::byte> buf) {
-  const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
-  const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
+// Frees the first n of c's received bytes (it has at least n) and opens
+// the window by as much.
+void consume_received(Conn* c, u16_t n) {
   c->rx = pbuf_free_header(c->rx, n);  // frees the fully consumed pbufs
   const std::size_t left = c->rx == nullptr ? 0 : pbuf_clen(c->rx);
   rx_released(c->rx_pbufs - left);
@@ -349,7 +347,23 @@ std::size_t take_received(Conn* c, std::span<std::byte> buf) {
     // lwIP's next fast timer. It may call on_recv, never free c.
     if (c->pcb->refused_data != nullptr) (void)tcp_process_refused_data(c->pcb);
   }
+}
+
+// Copies up to buf.size() of c's received bytes (it has some) and consumes
+// them.
+std::size_t take_received(Conn* c, std::span<std::byte> buf) {
+  const auto want = static_cast<u16_t>(std::min<std::size_t>(buf.size(), c->rx->tot_len));
+  const u16_t n = pbuf_copy_partial(c->rx, buf.data(), want, 0);
+  consume_received(c, n);
   return n;
+}
+
+// The first non-empty piece of c's received bytes (it has some).
+std::span<const std::byte> first_received(const Conn* c) {
+  for (const pbuf* q = c->rx; q != nullptr; q = q->next) {
+    if (q->len != 0) return {static_cast<const std::byte*>(q->payload), q->len};
+  }
+  return {};
 }
 
 }  // namespace
@@ -383,6 +397,36 @@ Result<std::size_t> TcpStream::try_read(std::span<std::byte> buf) noexcept {
   if (c->eof || buf.empty()) return std::size_t{0};
   if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
   return std::size_t{0};
+}
+
+bool TcpStream::Peek::await_ready() noexcept {
+  Conn* c = conn_;
+  if (c == nullptr || c->rx != nullptr || c->eof || c->pcb == nullptr) return true;
+  c->rx_event.reset();
+  return false;
+}
+
+async::Event& TcpStream::Peek::readable_event() noexcept {
+  return conn_->rx_event;
+}
+
+Result<std::span<const std::byte>> TcpStream::Peek::await_resume() noexcept {
+  wait_.reset();
+  Conn* c = conn_;
+  if (c == nullptr) return Unexpected(Error::kInvalidArgument);
+  if (c->rx != nullptr) return first_received(c);
+  if (c->eof) return std::span<const std::byte>{};
+  if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
+  return Unexpected(Error::kBusy);  // rx_event is set only with data, a FIN or an error
+}
+
+Result<void> TcpStream::consume(std::size_t n) noexcept {
+  Conn* c = conn_;
+  if (c == nullptr) return Unexpected(Error::kInvalidArgument);
+  if (n == 0) return {};
+  if (c->rx == nullptr || n > c->rx->tot_len) return Unexpected(Error::kInvalidArgument);
+  consume_received(c, static_cast<u16_t>(n));
+  return {};
 }
 
 bool TcpStream::at_end() const noexcept {

@@ -49,12 +49,26 @@ Task<void> echo(TcpStream s) {
   co_return s.close();
 }
 
+// The same without a buffer of its own: each piece written from where it
+// was received (peek), then consumed.
+Task<void> echo_in_place(TcpStream s) {
+  for (;;) {
+    Result<std::span<const std::byte>> piece = co_await s.peek();
+    if (!piece) co_return Unexpected(piece.error());
+    if (piece->empty()) break;
+    Result<std::size_t> w = co_await s.write(*piece);
+    if (!w) co_return Unexpected(w.error());
+    if (Result<void> c = s.consume(piece->size()); !c) co_return c;
+  }
+  co_return s.close();
+}
+
 // Accepts forever, an echo task per connection.
-Task<void> echo_server(TcpListener& l, async::Scope& conns) {
+Task<void> echo_server(TcpListener& l, async::Scope& conns, bool in_place = false) {
   for (;;) {
     Result<TcpStream> s = co_await l.accept();
     if (!s) co_return Unexpected(s.error());
-    (void)conns.spawn(echo(std::move(*s)));
+    (void)conns.spawn(in_place ? echo_in_place(std::move(*s)) : echo(std::move(*s)));
   }
 }
 
@@ -568,6 +582,68 @@ TEST_F(TcpTest, ShutdownAndCloseSemantics) {
     l->close();
     co_await async::sleep_for(10 * kMillisecond);
     EXPECT_EQ((co_await c3->read(buf)).error(), Error::kDeviceError);
+    co_return {};
+  };
+  EXPECT_TRUE(run(body()).ok());
+}
+
+// peek() and consume(): a mebibyte echoed with no copy out of the receive
+// buffers. Each consume() must give the window back as read() does, or the
+// client's sending stops once a window is unread and the echo never ends.
+TEST_F(TcpTest, EchoOneMebibyteThroughPeek) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7013, 4);
+    EXPECT_TRUE(l.ok());
+    if (!l) co_return Unexpected(l.error());
+    async::Scope server;
+    async::Scope conns;
+    (void)server.spawn(echo_server(*l, conns, /*in_place=*/true));
+    Result<void> r = co_await echo_client(7013, std::size_t{1} << 20);
+    EXPECT_TRUE(r.ok()) << error_name(r.error());
+    Result<void> j = co_await conns.join();
+    EXPECT_TRUE(j.ok()) << error_name(j.error());
+    co_return r;
+  };
+  Result<void> r = run(body());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
+// peek() shows without taking; consume() takes exactly what it is told,
+// refuses more than was received (taking nothing), and read() then gets the
+// rest; at the end of the stream peek() is empty. A peek bounded by a
+// deadline that expires leaves the stream usable, as read()'s does.
+TEST_F(TcpTest, PeekShowsReceivedBytesUntilConsumed) {
+  auto body = []() -> Task<void> {
+    Result<TcpListener> l = TcpListener::listen(7014, 4);
+    if (!l) co_return Unexpected(l.error());
+    Result<TcpStream> c = co_await TcpStream::connect(kServer(7014));
+    if (!c) co_return Unexpected(c.error());
+    Result<TcpStream> s = co_await l->accept();
+    if (!s) co_return Unexpected(s.error());
+    auto early = co_await async::with_timeout(s->peek(), 20 * kMillisecond);
+    EXPECT_EQ(early.error(), Error::kTimedOut);
+    const std::array<std::byte, 5> hello{std::byte{'h'}, std::byte{'e'}, std::byte{'l'},
+                                         std::byte{'l'}, std::byte{'o'}};
+    EXPECT_TRUE((co_await c->write(hello)).ok());
+    auto first = co_await async::with_timeout(s->peek(), 1000 * kMillisecond);
+    EXPECT_TRUE(first.ok());
+    if (!first) co_return Unexpected(first.error());
+    EXPECT_EQ(first->size(), 5u);
+    auto again = co_await s->peek();
+    EXPECT_TRUE(again.ok() && again->data() == first->data() && again->size() == 5u);
+    EXPECT_EQ(s->consume(9).error(), Error::kInvalidArgument);
+    EXPECT_TRUE(s->consume(2).ok());
+    auto rest = co_await s->peek();
+    EXPECT_TRUE(rest.ok() && rest->size() == 3u && (*rest)[0] == std::byte{'l'});
+    std::array<std::byte, 16> buf;
+    Result<std::size_t> n = co_await s->read(buf);
+    EXPECT_EQ(n.value_or(0), 3u);
+    EXPECT_EQ(buf[2], std::byte{'o'});
+    EXPECT_TRUE(s->consume(0).ok());
+    EXPECT_EQ(s->consume(1).error(), Error::kInvalidArgument);
+    EXPECT_TRUE(c->shutdown().ok());
+    auto end = co_await async::with_timeout(s->peek(), 1000 * kMillisecond);
+    EXPECT_TRUE(end.ok() && end->empty());
     co_return {};
   };
   EXPECT_TRUE(run(body()).ok());
