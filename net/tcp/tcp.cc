@@ -414,7 +414,8 @@ Result<std::span<const std::byte>> TcpStream::Peek::await_resume() noexcept {
   wait_.reset();
   Conn* c = conn_;
   if (c == nullptr) return Unexpected(Error::kInvalidArgument);
-  if (c->rx != nullptr) return first_received(c);
+  // Never an empty piece while bytes remain: empty means the end.
+  if (c->rx != nullptr && c->rx->tot_len != 0) return first_received(c);
   if (c->eof) return std::span<const std::byte>{};
   if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
   return Unexpected(Error::kBusy);  // rx_event is set only with data, a FIN or an error
