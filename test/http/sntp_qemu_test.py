@@ -37,11 +37,11 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "host_board"))
-sys.path.insert(0, os.path.join(os.environ.get("TEST_SRCDIR", ""), "starling", "test", "http"))
-import host_process  # noqa: E402
-import ntp_server  # noqa: E402  (test/lib, on the path host_process puts it)
-from http_checks import boot_files, metrics, throwaway_pair  # noqa: E402
+# test/host_board, test/lib and test/http are on the path: //test:scenario.bzl
+# sets PYTHONPATH.
+import host_process
+import ntp_server
+from http_checks import boot_files, metrics, throwaway_pair
 
 GUEST = "10.0.2.15"
 SERVER = "10.0.2.2"
