@@ -368,20 +368,19 @@ std::span<const std::byte> first_received(const Conn* c) {
 
 }  // namespace
 
-bool TcpStream::Read::await_ready() noexcept {
+bool TcpStream::ReceiveWait::ready() noexcept {
   Conn* c = conn_;
-  if (c == nullptr || buf_.empty() || c->rx != nullptr || c->eof || c->pcb == nullptr) return true;
+  if (c == nullptr || c->rx != nullptr || c->eof || c->pcb == nullptr) return true;
   c->rx_event.reset();
   return false;
 }
 
-async::Event& TcpStream::Read::readable_event() noexcept {
+async::Event& TcpStream::ReceiveWait::readable_event() noexcept {
   return conn_->rx_event;
 }
 
 Result<std::size_t> TcpStream::Read::await_resume() noexcept {
-  wait_.reset();
-  Conn* c = conn_;
+  Conn* c = wait_.done();
   if (c == nullptr) return Unexpected(Error::kInvalidArgument);
   if (buf_.empty()) return std::size_t{0};
   if (c->rx != nullptr) return take_received(c, buf_);
@@ -399,20 +398,8 @@ Result<std::size_t> TcpStream::try_read(std::span<std::byte> buf) noexcept {
   return std::size_t{0};
 }
 
-bool TcpStream::Peek::await_ready() noexcept {
-  Conn* c = conn_;
-  if (c == nullptr || c->rx != nullptr || c->eof || c->pcb == nullptr) return true;
-  c->rx_event.reset();
-  return false;
-}
-
-async::Event& TcpStream::Peek::readable_event() noexcept {
-  return conn_->rx_event;
-}
-
 Result<std::span<const std::byte>> TcpStream::Peek::await_resume() noexcept {
-  wait_.reset();
-  Conn* c = conn_;
+  Conn* c = wait_.done();
   if (c == nullptr) return Unexpected(Error::kInvalidArgument);
   // Never an empty piece while bytes remain: empty means the end.
   if (c->rx != nullptr && c->rx->tot_len != 0) return first_received(c);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "kernel/async/event.h"
 #include "kernel/async/promise.h"
@@ -89,6 +90,34 @@ class TcpStream {
 
   bool valid() const noexcept { return conn_ != nullptr; }
 
+  // What read() and peek() share: the wait, with no frame, for the
+  // connection to have something to hand over (bytes, the end, an error).
+  // A member, not a base: the awaiters must stay standard-layout for
+  // with_timeout (kernel/async/timeout.h).
+  class ReceiveWait {
+   public:
+    explicit ReceiveWait(detail::Conn* conn) noexcept : conn_(conn) {}
+    ReceiveWait(ReceiveWait&& other) noexcept : conn_(other.conn_) {}  // before it waits
+    // Whether there is something now (or no connection); if not, arms the
+    // readable event for suspend().
+    bool ready() noexcept;
+    template <async::TaskPromiseType P>
+    void suspend(std::coroutine_handle<P> task) noexcept {
+      wait_.emplace(readable_event());
+      wait_->await_suspend(task);
+    }
+    // After the wait: unlinked; the connection to read from.
+    detail::Conn* done() noexcept {
+      wait_.reset();
+      return conn_;
+    }
+
+   private:
+    async::Event& readable_event() noexcept;
+    detail::Conn* conn_;
+    std::optional<async::Event::Awaiter> wait_;
+  };
+
   // co_await read(buf): copies up to buf.size() received bytes (waits
   // until there is at least one); 0 at end of stream (the peer's FIN, after
   // all data). Data that arrived before a reset is returned first, then the
@@ -100,21 +129,18 @@ class TcpStream {
    public:
     static constexpr bool kCancellableWait = true;
 
-    Read(detail::Conn* conn, std::span<std::byte> buf) noexcept : conn_(conn), buf_(buf) {}
-    Read(Read&& other) noexcept : conn_(other.conn_), buf_(other.buf_) {}  // before it waits
-    bool await_ready() noexcept;
+    Read(detail::Conn* conn, std::span<std::byte> buf) noexcept : wait_(conn), buf_(buf) {}
+    Read(Read&& other) noexcept : wait_(std::move(other.wait_)), buf_(other.buf_) {}
+    bool await_ready() noexcept { return buf_.empty() || wait_.ready(); }
     template <async::TaskPromiseType P>
     void await_suspend(std::coroutine_handle<P> task) noexcept {
-      wait_.emplace(readable_event());
-      wait_->await_suspend(task);
+      wait_.suspend(task);
     }
     Result<std::size_t> await_resume() noexcept;
 
    private:
-    async::Event& readable_event() noexcept;
-    detail::Conn* conn_;
+    ReceiveWait wait_;
     std::span<std::byte> buf_;
-    std::optional<async::Event::Awaiter> wait_;
   };
   Read read(std::span<std::byte> buf) noexcept { return Read(conn_, buf); }
   // co_await peek(): the received bytes at the front of the stream without
@@ -135,20 +161,17 @@ class TcpStream {
    public:
     static constexpr bool kCancellableWait = true;
 
-    explicit Peek(detail::Conn* conn) noexcept : conn_(conn) {}
-    Peek(Peek&& other) noexcept : conn_(other.conn_) {}  // before it waits
-    bool await_ready() noexcept;
+    explicit Peek(detail::Conn* conn) noexcept : wait_(conn) {}
+    Peek(Peek&& other) noexcept : wait_(std::move(other.wait_)) {}
+    bool await_ready() noexcept { return wait_.ready(); }
     template <async::TaskPromiseType P>
     void await_suspend(std::coroutine_handle<P> task) noexcept {
-      wait_.emplace(readable_event());
-      wait_->await_suspend(task);
+      wait_.suspend(task);
     }
     Result<std::span<const std::byte>> await_resume() noexcept;
 
    private:
-    async::Event& readable_event() noexcept;
-    detail::Conn* conn_;
-    std::optional<async::Event::Awaiter> wait_;
+    ReceiveWait wait_;
   };
   Peek peek() noexcept { return Peek(conn_); }
   // Takes the first n received bytes (after peek()): kInvalidArgument for
