@@ -262,10 +262,11 @@
  * (44 segments with TCP_WND; 8 before issue 47): a frame held back 15 ms
  * on a link at 10 MB/s is overtaken by about a hundred, and with only 8
  * kept the rest of the window was dropped and sent again, every time (5%
- * reordering alone cut one stream from 9.5 MB/s to 85 KB/s). One peer's out-of-order data
- * still counts towards its share of received buffers (net/tcp/tcp.h: 95,
- * above one connection's 44 + 44), and is the first thing that share gives
- * up. The whole receive budget is stated in docs/hostile-peers.md. */
+ * reordering alone cut one stream from 9.5 MB/s to 85 KB/s). One peer's
+ * out-of-order data still counts towards its share of received buffers
+ * (net/tcp/tcp.h: 95, above one connection's 44 + 44), and is the first
+ * thing that share gives up. The whole receive budget is stated in
+ * docs/hostile-peers.md. */
 #define TCP_OOSEQ_MAX_PBUFS 44
 #define TCP_OOSEQ_MAX_BYTES (44 * TCP_MSS)
 /* Tell the sender what arrived out of order (RFC 2018 SACK blocks, at most

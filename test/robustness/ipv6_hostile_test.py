@@ -313,6 +313,9 @@ def inside(args):
         # and wrapper counts stand up to REASS_PBUFS above the baseline; the
         # end of the test still wants every pool back at it.
         attacks.sort(key=lambda attack: not leaves_fragments(attack[0]))
+        named = [p for p in FRAGMENT_ATTACKS if not any(n.startswith(p) for n, _ in attacks)]
+        if named:
+            failures.append(f"FRAGMENT_ATTACKS names no attack: {named} (renamed?)")
         ra_attacks = [(n, (lambda a=a, s=s: run_tool(a, s))) for n, a, s in tool_ras] + [scapy_ra]
         for name, attack, is_ra in ([(n, f, False) for n, f in attacks] +
                                     [(n, f, True) for n, f in ra_attacks]):

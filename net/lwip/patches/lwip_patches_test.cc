@@ -362,9 +362,10 @@ TEST_F(LwipPatchesTest, DsackForTheResentSegmentUndoesTheHalving) {
 // link moving 20 MB/s is reported late only after several later episodes
 // began (issue 47: with 5% of frames held, ~205 fast retransmits in an
 // 8 MiB echo, 3 to 5 of them undone while only the last 4 were remembered,
-// 129 of 213 with 16). Eight episodes here, each a held first segment, then the D-SACK for
-// the oldest: its halving is still undone (doubled back). With 4 remembered
-// it was forgotten and the threshold stays at its floor.
+// 129 of 213 with 16). Eight episodes here, each a held first segment,
+// then the D-SACK for the oldest: its halving is still undone (doubled
+// back). With 4 remembered it was forgotten and the threshold stays at its
+// floor.
 TEST_F(LwipPatchesTest, DsackForAnOlderEpisodeStillUndoesItsHalving) {
   Result<void> r = rig_.run([]() -> async::Task<void> {
     constexpr std::uint16_t kPort = 1311;
