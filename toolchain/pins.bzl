@@ -181,6 +181,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0019-sntp-sanity-checks.patch",
     "//net/lwip/patches:0020-sntp-polls-without-waiting.patch",
     "//net/lwip/patches:0021-tcp-sacks-past-a-resend-mark-it-lost.patch",
+    "//net/lwip/patches:0022-tcp-write-copies-co-aligned.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

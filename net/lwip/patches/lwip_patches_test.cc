@@ -591,6 +591,48 @@ TEST_F(LwipPatchesTest, LostRetransmissionIsResentWhenLaterDataIsSacked) {
   EXPECT_TRUE(r.ok()) << error_name(r.error());
 }
 
+// 0022: tcp_write() copies to the source's offset within 8 bytes, in steps
+// of 4, so that a payload 4 bytes off (an IPv6 segment's echoed from its
+// receive buffer: the header is 20 bytes longer than IPv4's) moves in
+// aligned 64-bit words; the headers in front stay 32-bit aligned.
+// Unpatched, every copy starts 8-aligned.
+TEST_F(LwipPatchesTest, WrittenDataIsCopiedCoAlignedWithItsSource) {
+  Result<void> r = rig_.run([]() -> async::Task<void> {
+    constexpr std::uint16_t kPort = 1310;
+    constexpr std::uint16_t kPeerPort = 45014;
+    auto peer = co_await listen_and_connect_with_sack(kPort, kPeerPort);
+    EXPECT_TRUE(peer.ok());
+    if (!peer.ok()) co_return {};
+    tcp_pcb* pcb = peer->pcb;
+    // Whole segments, so that each write starts a segment of its own.
+    constexpr u16_t kSegment = 1460;
+    alignas(8) static std::array<std::uint8_t, kSegment + 8> source;
+    for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<std::uint8_t>(i * 7);
+    for (std::size_t offset = 0; offset < 8; ++offset) {
+      const std::uint8_t* from = source.data() + offset;
+      EXPECT_EQ(tcp_write(pcb, from, kSegment, TCP_WRITE_FLAG_COPY), ERR_OK);
+      const tcp_seg* last = pcb->unsent;
+      while (last != nullptr && last->next != nullptr) last = last->next;
+      EXPECT_NE(last, nullptr);
+      if (last == nullptr) break;
+      EXPECT_EQ(last->len, kSegment);
+      const auto* data =
+          static_cast<const std::uint8_t*>(last->p->payload) + last->p->len - last->len;
+      EXPECT_EQ(std::memcmp(data, from, kSegment), 0) << "offset " << offset;
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(last->tcphdr) % 4, 0u) << "offset " << offset;
+      if (offset % 4 == 0) {
+        EXPECT_EQ(
+            (reinterpret_cast<std::uintptr_t>(data) - reinterpret_cast<std::uintptr_t>(from)) % 8,
+            0u)
+            << "a source " << offset << " bytes past an 8-byte boundary was not copied co-aligned";
+      }
+    }
+    peer->stream.abort();
+    co_return {};
+  }());
+  EXPECT_TRUE(r.ok()) << error_name(r.error());
+}
+
 // 0018: a client that closes second and then connects again from the same
 // port (Linux's bind() to port 0 picks any port it holds no state for)
 // finds our side of the old connection in TIME-WAIT, for 2 MSL (120 s).
