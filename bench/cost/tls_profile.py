@@ -46,7 +46,8 @@ KINDS = tuple(MARKS.values())
 PARTS = (
     ("X25519 (Everest, HACL*)", r"Hacl_|[Cc]urve25519|everest|x25519"),
     ("P-256 and bignum (ECP, ECDSA, MPI)", r"^mbedtls_(ecp|mpi|ecdsa|ecdh)|^ecp_|^mpi_|ecdsa|"
-                                           r"mbedtls_mpi_core|^ecp|_ecp_|^add_sub_mpi$"),
+                                           r"mbedtls_mpi_core|^ecp|_ecp_|^add_sub_mpi$|"
+                                           r"^starling::net::tls::p256::"),
     ("hashes, HMAC, HKDF", r"sha256|sha512|sha3|hmac|hkdf|^mbedtls_md|^md_"),
     ("ChaCha20, Poly1305, AES, GCM", r"chacha|poly1305|^mbedtls_aes|^aes_|gcm|^mbedtls_cipher|"
                                      r"^cipher_"),

@@ -47,6 +47,8 @@ class TlsProfileTest(unittest.TestCase):
         self.assertEqual(tls_profile.part_of("mbedtls_ssl_write_record"),
                          "TLS handshake and records")
         self.assertEqual(tls_profile.part_of("add_sub_mpi"), "P-256 and bignum (ECP, ECDSA, MPI)")
+        self.assertEqual(tls_profile.part_of("starling::net::tls::p256::mul(Fe const&, Fe const&)"),
+                         "P-256 and bignum (ECP, ECDSA, MPI)")
         self.assertEqual(tls_profile.part_of("starling::mem::Heap::release(void*)"), "allocator")
         self.assertEqual(tls_profile.part_of("memset"), "copies and zeroing")
         self.assertEqual(tls_profile.part_of("something_else"), tls_profile.OTHER)

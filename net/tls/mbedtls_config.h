@@ -74,6 +74,14 @@ time_t starling_mbedtls_time(time_t* out);
 #define MBEDTLS_BIGNUM_C
 #define MBEDTLS_ECP_C
 #define MBEDTLS_ECP_NIST_OPTIM
+/* P-256's point doubling, mixed addition and normalization on 64-bit limbs
+ * (net/tls/p256) instead of bignums: docs/tls.md, "What a handshake costs".
+ * Other curves keep the generic code. */
+#define MBEDTLS_ECP_INTERNAL_ALT
+#define MBEDTLS_ECP_DOUBLE_JAC_ALT
+#define MBEDTLS_ECP_ADD_MIXED_ALT
+#define MBEDTLS_ECP_NORMALIZE_JAC_ALT
+#define MBEDTLS_ECP_NORMALIZE_JAC_MANY_ALT
 #define MBEDTLS_ECP_DP_SECP256R1_ENABLED
 #define MBEDTLS_ECP_DP_SECP384R1_ENABLED
 #define MBEDTLS_ECP_DP_CURVE25519_ENABLED

@@ -1,0 +1,177 @@
+#include "net/tls/p256/field.h"
+
+#include <cstdint>
+
+namespace starling::net::tls::p256 {
+namespace {
+
+using u128 = unsigned __int128;
+
+// r = a - b over four limbs; the borrow out (0 or 1).
+std::uint64_t subtract(const Fe& a, const Fe& b, Fe& r) {
+  std::uint64_t borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 d = static_cast<u128>(a.w[i]) - b.w[i] - borrow;
+    r.w[i] = static_cast<std::uint64_t>(d);
+    borrow = static_cast<std::uint64_t>(d >> 64) & 1;
+  }
+  return borrow;
+}
+
+// r = a + (b & mask) over four limbs; the carry out.
+std::uint64_t add_masked(const Fe& a, const Fe& b, std::uint64_t mask, Fe& r) {
+  std::uint64_t carry = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 s = static_cast<u128>(a.w[i]) + (b.w[i] & mask) + carry;
+    r.w[i] = static_cast<std::uint64_t>(s);
+    carry = static_cast<std::uint64_t>(s >> 64);
+  }
+  return carry;
+}
+
+Fe select(std::uint64_t mask, const Fe& if_set, const Fe& otherwise) {
+  Fe r;
+  for (int i = 0; i < 4; ++i) r.w[i] = (if_set.w[i] & mask) | (otherwise.w[i] & ~mask);
+  return r;
+}
+
+// 32-bit words w[0..7] plus `carry` * 2^256 (signed sums of a few words
+// each) carried into r's words; the signed carry out of the top.
+std::int64_t propagate(const std::int64_t w[8], std::uint32_t r[8], std::int64_t carry) {
+  for (int i = 0; i < 8; ++i) {
+    carry += w[i];
+    r[i] = static_cast<std::uint32_t>(carry);
+    carry >>= 32;  // arithmetic (C++20): a negative sum borrows
+  }
+  return carry;
+}
+
+// The 512-bit product t[0..7] modulo p: FIPS 186-4's (D.2.3) fast reduction
+// for P-256 on the product's 32-bit words c0..c15,
+//   s1 + 2 s2 + 2 s3 + s4 + s5 - s6 - s7 - s8 - s9,
+// summed word by word in signed 64-bit lanes, then the carry out of 2^256
+// folded back in as 2^256 = 2^224 - 2^192 - 2^96 + 1 (mod p) twice (the
+// first leaves a carry of -1, 0 or 1, the second none), then one
+// conditional subtraction of p.
+Fe reduce_product(const std::uint64_t t[8]) {
+  std::int64_t c[16];
+  for (int i = 0; i < 8; ++i) {
+    c[2 * i] = static_cast<std::int64_t>(t[i] & 0xFFFFFFFFu);
+    c[2 * i + 1] = static_cast<std::int64_t>(t[i] >> 32);
+  }
+  std::int64_t w[8];
+  w[0] = c[0] + c[8] + c[9] - c[11] - c[12] - c[13] - c[14];
+  w[1] = c[1] + c[9] + c[10] - c[12] - c[13] - c[14] - c[15];
+  w[2] = c[2] + c[10] + c[11] - c[13] - c[14] - c[15];
+  w[3] = c[3] + 2 * (c[11] + c[12]) + c[13] - c[15] - c[8] - c[9];
+  w[4] = c[4] + 2 * (c[12] + c[13]) + c[14] - c[9] - c[10];
+  w[5] = c[5] + 2 * (c[13] + c[14]) + c[15] - c[10] - c[11];
+  w[6] = c[6] + 3 * c[14] + 2 * c[15] + c[13] - c[8] - c[9];
+  w[7] = c[7] + 3 * c[15] + c[8] - c[10] - c[11] - c[12] - c[13];
+  std::uint32_t r[8];
+  std::int64_t top = propagate(w, r, 0);
+  for (int fold = 0; fold < 2; ++fold) {
+    for (int i = 0; i < 8; ++i) w[i] = r[i];
+    w[0] += top;
+    w[3] -= top;
+    w[6] -= top;
+    w[7] += top;
+    top = propagate(w, r, 0);
+  }
+  Fe v;
+  for (int i = 0; i < 4; ++i) {
+    v.w[i] = static_cast<std::uint64_t>(r[2 * i]) | static_cast<std::uint64_t>(r[2 * i + 1]) << 32;
+  }
+  return reduce_once(v);
+}
+
+}  // namespace
+
+Fe reduce_once(const Fe& a) {
+  Fe d;
+  const std::uint64_t borrow = subtract(a, kPrime, d);
+  return select(borrow - 1, d, a);  // no borrow: a >= p, take a - p
+}
+
+Fe add(const Fe& a, const Fe& b) {
+  Fe s;
+  const std::uint64_t carry = add_masked(a, b, ~std::uint64_t{0}, s);
+  Fe d;
+  const std::uint64_t borrow = subtract(s, kPrime, d);
+  // a + b < 2p: subtract p when the sum carried out or is p or more.
+  const std::uint64_t take_d = carry | (borrow ^ 1);
+  return select(0 - take_d, d, s);
+}
+
+Fe sub(const Fe& a, const Fe& b) {
+  Fe d;
+  const std::uint64_t borrow = subtract(a, b, d);
+  Fe r;
+  (void)add_masked(d, kPrime, 0 - borrow, r);  // below zero: add p back
+  return r;
+}
+
+Fe mul(const Fe& a, const Fe& b) {
+  std::uint64_t t[8] = {};
+  for (int i = 0; i < 4; ++i) {
+    std::uint64_t carry = 0;
+    for (int j = 0; j < 4; ++j) {
+      const u128 p = static_cast<u128>(a.w[i]) * b.w[j] + t[i + j] + carry;
+      t[i + j] = static_cast<std::uint64_t>(p);
+      carry = static_cast<std::uint64_t>(p >> 64);
+    }
+    t[i + 4] = carry;
+  }
+  return reduce_product(t);
+}
+
+Fe sqr(const Fe& a) {
+  // The off-diagonal products once, doubled, then the squares: 10 limb
+  // products where mul() makes 16.
+  std::uint64_t t[8] = {};
+  for (int i = 0; i < 3; ++i) {
+    std::uint64_t carry = 0;
+    for (int j = i + 1; j < 4; ++j) {
+      const u128 p = static_cast<u128>(a.w[i]) * a.w[j] + t[i + j] + carry;
+      t[i + j] = static_cast<std::uint64_t>(p);
+      carry = static_cast<std::uint64_t>(p >> 64);
+    }
+    t[i + 4] = carry;
+  }
+  std::uint64_t top = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::uint64_t next = t[i] >> 63;
+    t[i] = t[i] << 1 | top;
+    top = next;
+  }
+  std::uint64_t carry = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 square = static_cast<u128>(a.w[i]) * a.w[i];
+    const u128 low = static_cast<u128>(t[2 * i]) + static_cast<std::uint64_t>(square) + carry;
+    t[2 * i] = static_cast<std::uint64_t>(low);
+    const u128 high =
+        static_cast<u128>(t[2 * i + 1]) + static_cast<std::uint64_t>(square >> 64) + (low >> 64);
+    t[2 * i + 1] = static_cast<std::uint64_t>(high);
+    carry = static_cast<std::uint64_t>(high >> 64);
+  }
+  return reduce_product(t);
+}
+
+Fe inverse(const Fe& a) {
+  // p - 2, most significant bit first: 255 squarings and a product per set
+  // bit. The exponent is public; the base is not branched on.
+  constexpr Fe kExponent = {
+      {0xFFFFFFFFFFFFFFFDu, 0x00000000FFFFFFFFu, 0x0000000000000000u, 0xFFFFFFFF00000001u}};
+  Fe r = {{1, 0, 0, 0}};
+  for (int bit = 255; bit >= 0; --bit) {
+    r = sqr(r);
+    if ((kExponent.w[bit / 64] >> (bit % 64)) & 1) r = mul(r, a);
+  }
+  return r;
+}
+
+bool is_zero(const Fe& a) {
+  return (a.w[0] | a.w[1] | a.w[2] | a.w[3]) == 0;
+}
+
+}  // namespace starling::net::tls::p256
