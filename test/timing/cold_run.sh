@@ -31,6 +31,7 @@ done
 dir=${dir:-$(mktemp -d /tmp/starling-cold.XXXXXX)}
 cache=$HOME/.cache/starling
 aside=""
+output_base=""
 cleanup() {
   if [[ -n $aside ]]; then
     rm -rf "$cache"
@@ -40,6 +41,11 @@ cleanup() {
     (cd "$dir/checkout" 2>/dev/null && bazel shutdown >/dev/null 2>&1) || true
     chmod -R u+w "$dir" 2>/dev/null || true
     rm -rf "$dir"
+    # Its output base too (gigabytes), once it is this run's own.
+    if [[ -n $output_base ]]; then
+      chmod -R u+w "$output_base" 2>/dev/null || true
+      rm -rf "$output_base"
+    fi
   fi
 }
 trap cleanup EXIT
@@ -70,7 +76,19 @@ calibration=$(calibrate)
 
 git clone -q "$src" "$dir/checkout"
 cd "$dir/checkout"
-# A fresh output base: Bazel's default is keyed by the workspace's path, new here.
+# A fresh output base: Bazel's default is keyed by the workspace's path (the
+# md5 of it under ~/.cache/bazel/_bazel_$USER). A path an earlier run used
+# (--dir with --keep, then the folder deleted) still has that run's output
+# base, and the "cold" run would reuse its action cache: one such run read
+# 10 min 56 s with 113 tests cached (docs/testing.md).
+candidate=$HOME/.cache/bazel/_bazel_$(id -un)/$(printf %s "$PWD" | md5sum | cut -d' ' -f1)
+if [[ -e $candidate ]]; then
+  echo "cold_run.sh: $PWD already has an output base from an earlier run ($candidate):" \
+    "this run would not be cold. Fix: rm -rf $candidate (after 'bazel shutdown' in that" \
+    "checkout), or choose another --dir" >&2
+  exit 1
+fi
+output_base=$candidate
 start=$(date +%s)
 ./setup.sh >"$dir/setup.log" 2>&1 || { cat "$dir/setup.log"; exit 1; }
 setup=$(( $(date +%s) - start ))
