@@ -119,9 +119,7 @@ void Executor::sleep() noexcept {
     expire_timers();
     if (ready_.empty()) {
       hal::set_wakeup(timers_.empty() ? hal::kNoDeadline : timers_.top()->deadline());
-      const std::uint64_t before = hal::cycles();
-      hal::idle();
-      idle_cycles_ += hal::cycles() - before;
+      idle_cycles_ += hal::idle();
       ++idle_count_;
     }
   }

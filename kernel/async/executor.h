@@ -76,7 +76,8 @@ class Executor final : private TaskOwner {
   // One pass, or one sleep if nothing is runnable. False when quiescent.
   bool step() noexcept;
 
-  // Utilisation: cycles (hal::cycles()) spent in hal::idle(), and all cycles
+  // Utilisation: cycles (hal::cycles()) spent asleep in hal::idle() (the
+  // wait; the interrupt handlers it runs are busy time), and all cycles
   // since this executor was created. Snapshot both, subtract later snapshots.
   std::uint64_t idle_cycles() const noexcept { return idle_cycles_; }
   std::uint64_t total_cycles() const noexcept;

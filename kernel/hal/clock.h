@@ -37,8 +37,10 @@ void set_wakeup(std::uint64_t deadline_ns);
 // It sleeps until an interrupt is pending (a device, or the wake-up timer),
 // lets the interrupt handlers run (they only acknowledge, mask and signal an
 // InterruptSource), and returns with interrupts masked again. It may return
-// early for no reason; the executor loops.
-void idle();
+// early for no reason; the executor loops. Returns the cycles (cycles())
+// spent asleep: the wait itself, not the handlers, which are work (the
+// executor's idle_cycles(), and so every busy figure, count them as busy).
+std::uint64_t idle();
 
 // Interrupt masking around the executor's own bookkeeping. Nestable: returns
 // the previous state for restore_interrupts().

@@ -73,7 +73,7 @@ void restore_interrupts(bool were_enabled) {
   g_interrupts_enabled = were_enabled;
 }
 
-void idle() {
+std::uint64_t idle() {
   ++g_idle_calls;
   pollfd fds[1 + host::kMaxWatchedFds];
   async::InterruptSource* sources[1 + host::kMaxWatchedFds] = {};
@@ -97,7 +97,9 @@ void idle() {
   }
   // Interrupts are "enabled" while asleep: this is where handlers run.
   g_interrupts_enabled = true;
+  const std::uint64_t before = cycles();
   const int ready = ppoll(fds, n, timeout_ptr, nullptr);
+  const std::uint64_t asleep = cycles() - before;
   if (ready > 0) {
     if (fds[0].revents != 0) {
       std::uint64_t count;
@@ -109,6 +111,7 @@ void idle() {
     }
   }
   g_interrupts_enabled = false;
+  return asleep;
 }
 
 // No busy tick in a Linux process: a stalled task there is a busy thread

@@ -201,24 +201,35 @@ Result<void> set_busy_tick(std::uint64_t period_ns, BusyTick tick) {
   return {};
 }
 
-void idle() {
+std::uint64_t idle() {
   const bool ticking = riscv::busy_period_ticks != 0;
   if (ticking) riscv::enter_idle();
+  const std::uint64_t before = riscv::csr_read<riscv::Csr::kCycle>();
   riscv::wfi();
-  // wfi wakes on an interrupt pending in sie even with sstatus.SIE clear. Open
-  // SIE for one instruction so the trap runs the handlers now, then close it:
-  // the executor expects to come back masked. One asm block keeps the pair
-  // adjacent; "memory" makes the compiler re-read what the handlers wrote.
-  asm volatile(
-      "csrsi sstatus, 2\n\t"
-      "csrci sstatus, 2"
-      :
-      :
-      : "memory");
+  const std::uint64_t asleep = riscv::csr_read<riscv::Csr::kCycle>() - before;
+  // wfi wakes on an interrupt pending in sie even with sstatus.SIE clear:
+  // run the handlers here, masked (riscv::run_pending_interrupts: no trap
+  // for a wake-up). One pending without a handler: open SIE for one
+  // instruction so the trap takes it and panics with a frame. Either way
+  // SIE ends clear, as the executor expects to come back (a caller that
+  // idled with it open gets it closed, as before). One asm block keeps the
+  // pair adjacent; "memory" makes the compiler re-read what the handlers
+  // wrote.
+  if (riscv::run_pending_interrupts()) {
+    asm volatile("csrci sstatus, 2" : : : "memory");
+  } else {
+    asm volatile(
+        "csrsi sstatus, 2\n\t"
+        "csrci sstatus, 2"
+        :
+        :
+        : "memory");
+  }
   if (ticking) {
     riscv::leave_idle();
     riscv::arm_busy_tick(riscv::csr_read<riscv::Csr::kTime>());
   }
+  return asleep;
 }
 
 bool mask_interrupts() {

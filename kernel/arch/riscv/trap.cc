@@ -160,6 +160,20 @@ bool in_idle() {
   return idle_now;
 }
 
+bool run_pending_interrupts() {
+  std::uint64_t pending = csr_read<Csr::kSip>() & csr_read<Csr::kSie>();
+  while (pending != 0) {
+    const auto code = static_cast<std::uint64_t>(__builtin_ctzll(pending));
+    pending &= pending - 1;
+    if (code >= sizeof(handlers) / sizeof(handlers[0]) || handlers[code].handler == nullptr) {
+      return false;
+    }
+    ++handlers[code].count;
+    handlers[code].handler(handlers[code].context);
+  }
+  return true;
+}
+
 const TrapFrame* interrupted_frame() {
   return handling;
 }
