@@ -46,20 +46,6 @@ Result<void> SplitQueue::init(const Memory& memory, std::uint16_t size, Directio
   return {};
 }
 
-std::optional<std::uint16_t> SplitQueue::take_free() {
-  if (free_count_ == 0) return std::nullopt;
-  const std::uint16_t id = free_stack_[--free_count_];
-  state_[id] = State::kHeld;
-  return id;
-}
-
-Result<void> SplitQueue::put_free(std::uint16_t id) {
-  if (!is_held(id)) return Unexpected(Error::kInvalidArgument);
-  state_[id] = State::kFree;
-  free_stack_[free_count_++] = id;
-  return {};
-}
-
 Result<void> SplitQueue::post(std::uint16_t id, std::uint32_t len, std::uint32_t offset) {
   if (!is_held(id) || len == 0 || offset >= buffer_bytes_ || len > buffer_bytes_ - offset) {
     return Unexpected(Error::kInvalidArgument);
@@ -118,10 +104,6 @@ bool SplitQueue::publish() {
   return (used_flags() & kUsedNoNotify) == 0;
 }
 
-bool SplitQueue::has_used() const {
-  return used_idx() != last_used_;
-}
-
 std::optional<SplitQueue::Completion> SplitQueue::pop_used() {
   for (;;) {
     if (used_idx() == last_used_) return std::nullopt;
@@ -162,10 +144,6 @@ bool SplitQueue::enable_interrupts() {
 
 void SplitQueue::disable_interrupts() {
   avail_flags() = kAvailNoInterrupt;
-}
-
-std::span<std::byte> SplitQueue::buffer(std::uint16_t id) const {
-  return {buffers_cpu_ + std::size_t{id} * buffer_bytes_, buffer_bytes_};
 }
 
 }  // namespace starling::virtio

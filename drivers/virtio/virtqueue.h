@@ -77,10 +77,22 @@ class SplitQueue {
   // again starts over (a device reset): ids held above stay held.
   Result<void> init(const Memory& memory, std::uint16_t size, Direction direction);
 
-  // A free id, now held; nullopt when all are out.
-  std::optional<std::uint16_t> take_free();
+  // A free id, now held; nullopt when all are out. (These accessors are
+  // inline: each runs once or more per packet, and out of line their calls
+  // cost more than their bodies.)
+  std::optional<std::uint16_t> take_free() {
+    if (free_count_ == 0) return std::nullopt;
+    const std::uint16_t id = free_stack_[--free_count_];
+    state_[id] = State::kHeld;
+    return id;
+  }
   // A held id back to the free stack. kInvalidArgument if it is not held.
-  Result<void> put_free(std::uint16_t id);
+  Result<void> put_free(std::uint16_t id) {
+    if (!is_held(id)) return Unexpected(Error::kInvalidArgument);
+    state_[id] = State::kFree;
+    free_stack_[free_count_++] = id;
+    return {};
+  }
   // Puts a held id on the avail ring with `len` bytes of its buffer (the
   // whole buffer for device-writes queues), starting `offset` bytes into it
   // (virtio puts no alignment rule on buffers; a transmit picks the offset
@@ -112,7 +124,7 @@ class SplitQueue {
     bool len_ok;  // false: the device claimed more than the buffer holds
   };
   // True if the device has put entries on the used ring we have not read.
-  bool has_used() const;
+  bool has_used() const { return used_idx() != last_used_; }
   // The next used entry for an id the device had; the id is held again.
   // Bad entries are counted and skipped.
   std::optional<Completion> pop_used();
@@ -123,7 +135,9 @@ class SplitQueue {
   bool enable_interrupts();
   void disable_interrupts();
 
-  std::span<std::byte> buffer(std::uint16_t id) const;
+  std::span<std::byte> buffer(std::uint16_t id) const {
+    return {buffers_cpu_ + std::size_t{id} * buffer_bytes_, buffer_bytes_};
+  }
   bool is_held(std::uint16_t id) const { return id < size_ && state_[id] == State::kHeld; }
   std::uint16_t size() const { return size_; }
   std::uint16_t with_device() const { return with_device_; }
