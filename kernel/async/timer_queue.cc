@@ -90,7 +90,7 @@ void TimerQueue::remove(TimerNode& node) noexcept {
   --size_;
 }
 
-std::size_t TimerQueue::expire_until(std::uint64_t now) noexcept {
+std::size_t TimerQueue::expire_due(std::uint64_t now) noexcept {
   std::size_t n = 0;
   while (root_ != nullptr && root_->deadline_ <= now) {
     TimerNode* node = pop();
