@@ -87,13 +87,19 @@ std::uint64_t instruction_length(std::uint64_t pc) {
   return (low & 0x3) == 0x3 ? 4 : 2;
 }
 
-void handle_interrupt(TrapFrame& frame, std::uint64_t code) {
-  if (code < sizeof(handlers) / sizeof(handlers[0]) && handlers[code].handler != nullptr) {
-    ++handlers[code].count;
-    handlers[code].handler(handlers[code].context);
-    return;
+// Runs the handler set for interrupt `code` and counts it; false if there
+// is none (the trap then panics, the idle loop lets the trap take it).
+bool run_handler(std::uint64_t code) {
+  if (code >= sizeof(handlers) / sizeof(handlers[0]) || handlers[code].handler == nullptr) {
+    return false;
   }
-  panic(frame, interrupt_name(code));
+  ++handlers[code].count;
+  handlers[code].handler(handlers[code].context);
+  return true;
+}
+
+void handle_interrupt(TrapFrame& frame, std::uint64_t code) {
+  if (!run_handler(code)) panic(frame, interrupt_name(code));
 }
 
 }  // namespace
@@ -165,11 +171,7 @@ bool run_pending_interrupts() {
   while (pending != 0) {
     const auto code = static_cast<std::uint64_t>(__builtin_ctzll(pending));
     pending &= pending - 1;
-    if (code >= sizeof(handlers) / sizeof(handlers[0]) || handlers[code].handler == nullptr) {
-      return false;
-    }
-    ++handlers[code].count;
-    handlers[code].handler(handlers[code].context);
+    if (!run_handler(code)) return false;
   }
   return true;
 }

@@ -82,6 +82,12 @@ Jacobian double_jac(const Jacobian& p) {
   return {t, y, z};
 }
 
+// p in affine coordinates (X / Z^2, Y / Z^3, 1), given zi = 1 / Z.
+Jacobian to_affine(const Jacobian& p, const Fe& zi) {
+  const Fe zi2 = sqr(zi);
+  return {mul(p.x, zi2), mul(mul(p.y, zi), zi2), Fe{{1, 0, 0, 0}}};
+}
+
 }  // namespace
 }  // namespace starling::net::tls::p256
 
@@ -146,12 +152,7 @@ int mbedtls_internal_ecp_normalize_jac(const mbedtls_ecp_group*, mbedtls_ecp_poi
   using namespace starling::net::tls::p256;
   Jacobian p;
   if (!load(*pt, p)) return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
-  const Fe zi = inverse(p.z);
-  const Fe zi2 = sqr(zi);
-  p.x = mul(p.x, zi2);
-  p.y = mul(mul(p.y, zi), zi2);
-  p.z = Fe{{1, 0, 0, 0}};
-  return store(p, *pt);
+  return store(to_affine(p, inverse(p.z)), *pt);
 }
 
 // The same for T[0..n) with one inversion (Montgomery's trick), as
@@ -182,11 +183,7 @@ int mbedtls_internal_ecp_normalize_jac_many(const mbedtls_ecp_group* grp, mbedtl
       }
       const Fe zi = i > 0 ? mul(inv, c[i - 1]) : inv;  // 1 / Z_i
       if (i > 0) inv = mul(inv, p.z);
-      const Fe zi2 = sqr(zi);
-      p.x = mul(p.x, zi2);
-      p.y = mul(mul(p.y, zi), zi2);
-      p.z = Fe{{1, 0, 0, 0}};
-      ret = store(p, *T[i]);
+      ret = store(to_affine(p, zi), *T[i]);
     }
   }
   mbedtls_platform_zeroize(c, n * sizeof(Fe));
