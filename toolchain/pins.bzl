@@ -191,6 +191,7 @@ MBEDTLS_PATCHES = [
     "//net/tls/patches:0003-psa-x25519-public-key-by-everest.patch",
     "//net/tls/patches:0004-inverse-mod-a-prime-by-fermat.patch",
     "//net/tls/patches:0005-rv64-has-64-bit-bignum-limbs.patch",
+    "//net/tls/patches:0006-x25519-public-key-by-a-fixed-base-comb.patch",
 ]
 
 # buildifier, the Starlark formatter and linter, from the npm registry

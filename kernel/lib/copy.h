@@ -5,7 +5,8 @@
 #include <cstdint>
 
 // The forward byte copy behind memcpy (and memmove when the destination
-// starts first), header-only so host tests can run it over every alignment.
+// starts first), and the fill behind memset, header-only so host tests can
+// run them over every alignment.
 //
 // Why not a byte loop: a frame copy (1514 bytes, 2 bytes past an 8-byte
 // boundary on both sides, as Ethernet payloads are) cost 6 instructions a
@@ -125,6 +126,33 @@ inline constexpr std::size_t kCopyHalf = sizeof(CopyHalf);
   }
   for (; n != 0; --n) {
     *d++ = *s++;
+  }
+}
+
+// n bytes at d set to byte: bytes up to a word boundary, then whole words,
+// four a turn (7 instructions per 32 bytes where one word a turn takes 16:
+// Mbed TLS clears every context, key and hash state it drops and the
+// allocator zeroes what calloc returns, 180k of a resumed TLS handshake's
+// 1.74 M instructions before, 119k after; docs/tls.md).
+[[clang::no_builtin, gnu::always_inline]] inline void fill(unsigned char* d, unsigned char byte,
+                                                           std::size_t n) {
+  using detail::CopyWord;
+  using detail::kCopyWord;
+  for (; n != 0 && reinterpret_cast<std::uintptr_t>(d) % kCopyWord != 0; --n) {
+    *d++ = byte;
+  }
+  const CopyWord pattern = CopyWord{byte} * 0x0101010101010101ull;
+  for (; n >= 4 * kCopyWord; n -= 4 * kCopyWord, d += 4 * kCopyWord) {
+    reinterpret_cast<CopyWord*>(d)[0] = pattern;
+    reinterpret_cast<CopyWord*>(d)[1] = pattern;
+    reinterpret_cast<CopyWord*>(d)[2] = pattern;
+    reinterpret_cast<CopyWord*>(d)[3] = pattern;
+  }
+  for (; n >= kCopyWord; n -= kCopyWord, d += kCopyWord) {
+    *reinterpret_cast<CopyWord*>(d) = pattern;
+  }
+  for (; n != 0; --n) {
+    *d++ = byte;
   }
 }
 

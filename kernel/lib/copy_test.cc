@@ -54,5 +54,23 @@ TEST(CopyForward, OverlapWithDestinationFirst) {
   }
 }
 
+// memset's fill: every alignment and length 0..300, each byte value's
+// pattern; exactly the bytes asked for change.
+TEST(Fill, EveryAlignmentAndLength) {
+  for (std::size_t n = 0; n <= 300; ++n) {
+    for (std::size_t offset = 0; offset < 16; ++offset) {
+      for (unsigned value : {0x00u, 0x5Au, 0xFFu}) {
+        std::vector<unsigned char> block(offset + n + 16, 0xEE);
+        fill(block.data() + offset, static_cast<unsigned char>(value), n);
+        for (std::size_t i = 0; i < block.size(); ++i) {
+          const bool inside = i >= offset && i < offset + n;
+          ASSERT_EQ(block[i], inside ? value : 0xEE)
+              << "n=" << n << " offset=" << offset << " i=" << i;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace starling::lib

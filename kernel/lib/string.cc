@@ -68,18 +68,8 @@ extern "C" {
 }
 
 [[clang::no_builtin]] void* memset(void* destination, int value, std::size_t count) {
-  auto* d = static_cast<unsigned char*>(destination);
-  const auto byte = static_cast<unsigned char>(value);
-  for (; count != 0 && !word_aligned(reinterpret_cast<std::uintptr_t>(d)); --count) {
-    *d++ = byte;
-  }
-  const Word pattern = Word{byte} * 0x0101010101010101ull;
-  for (; count >= kWordSize; count -= kWordSize, d += kWordSize) {
-    *reinterpret_cast<Word*>(d) = pattern;
-  }
-  for (; count != 0; --count) {
-    *d++ = byte;
-  }
+  starling::lib::fill(static_cast<unsigned char*>(destination), static_cast<unsigned char>(value),
+                      count);
   return destination;
 }
 

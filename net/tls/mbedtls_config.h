@@ -91,6 +91,9 @@ time_t starling_mbedtls_time(time_t* out);
  * 3rdparty/, not the generic bignum Montgomery ladder: docs/tls.md, "What a
  * handshake costs". */
 #define MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED
+/* ...except that an X25519 public key, k * 9, is a fixed-base comb
+ * (net/tls/x25519, net/tls/patches/0006): about a fifth of the ladder. */
+#define STARLING_X25519_PUBLIC_KEY_ALT
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_ECDSA_DETERMINISTIC
 #define MBEDTLS_RSA_C
@@ -105,6 +108,18 @@ time_t starling_mbedtls_time(time_t* out);
  * the certificate's key while signing); sized for the connections
  * net/tls admits at once (docs/tls.md). */
 #define MBEDTLS_PSA_KEY_SLOT_COUNT 32
+/* PSA calls take the caller's buffers as they are. Without this, Mbed TLS
+ * 3.6 copies every input and output of every PSA call into a fresh heap
+ * buffer, a guard for buffers shared with an untrusted party (another
+ * process, a secure world) that could change them mid-call. Here every
+ * buffer belongs to the one address space's only caller, the TLS layer,
+ * and nothing else runs while a PSA call does. The copies and their
+ * allocations were 201k instructions of a resumed handshake (1.68 M ->
+ * 1.48 M) and 174k of a full one (docs/tls.md); the key schedule's hashes
+ * and HMACs went through them, records do not. PSA's AEAD then runs in
+ * place when asked to, which the ciphers allow (net/tls/chachapoly's
+ * tests check its in-place case). */
+#define MBEDTLS_PSA_ASSUME_EXCLUSIVE_BUFFERS
 
 /* ---- Keys, certificates --------------------------------------------------- */
 
