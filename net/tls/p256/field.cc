@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "net/tls/limb_product.h"
+
 namespace starling::net::tls::p256 {
 namespace {
 
@@ -112,48 +114,14 @@ Fe sub(const Fe& a, const Fe& b) {
 }
 
 Fe mul(const Fe& a, const Fe& b) {
-  std::uint64_t t[8] = {};
-  for (int i = 0; i < 4; ++i) {
-    std::uint64_t carry = 0;
-    for (int j = 0; j < 4; ++j) {
-      const u128 p = static_cast<u128>(a.w[i]) * b.w[j] + t[i + j] + carry;
-      t[i + j] = static_cast<std::uint64_t>(p);
-      carry = static_cast<std::uint64_t>(p >> 64);
-    }
-    t[i + 4] = carry;
-  }
+  std::uint64_t t[8];
+  multiply_limbs(a.w, b.w, t);
   return reduce_product(t);
 }
 
 Fe sqr(const Fe& a) {
-  // The off-diagonal products once, doubled, then the squares: 10 limb
-  // products where mul() makes 16.
-  std::uint64_t t[8] = {};
-  for (int i = 0; i < 3; ++i) {
-    std::uint64_t carry = 0;
-    for (int j = i + 1; j < 4; ++j) {
-      const u128 p = static_cast<u128>(a.w[i]) * a.w[j] + t[i + j] + carry;
-      t[i + j] = static_cast<std::uint64_t>(p);
-      carry = static_cast<std::uint64_t>(p >> 64);
-    }
-    t[i + 4] = carry;
-  }
-  std::uint64_t top = 0;
-  for (int i = 0; i < 8; ++i) {
-    const std::uint64_t next = t[i] >> 63;
-    t[i] = t[i] << 1 | top;
-    top = next;
-  }
-  std::uint64_t carry = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 square = static_cast<u128>(a.w[i]) * a.w[i];
-    const u128 low = static_cast<u128>(t[2 * i]) + static_cast<std::uint64_t>(square) + carry;
-    t[2 * i] = static_cast<std::uint64_t>(low);
-    const u128 high =
-        static_cast<u128>(t[2 * i + 1]) + static_cast<std::uint64_t>(square >> 64) + (low >> 64);
-    t[2 * i + 1] = static_cast<std::uint64_t>(high);
-    carry = static_cast<std::uint64_t>(high >> 64);
-  }
+  std::uint64_t t[8];
+  square_limbs(a.w, t);
   return reduce_product(t);
 }
 
