@@ -92,7 +92,7 @@ time_t starling_mbedtls_time(time_t* out);
  * handshake costs". */
 #define MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED
 /* ...except that an X25519 public key, k * 9, is a fixed-base comb
- * (net/tls/x25519, net/tls/patches/0006): about a fifth of the ladder. */
+ * (net/tls/x25519, net/tls/patches/0006): about a third of the ladder. */
 #define STARLING_X25519_PUBLIC_KEY_ALT
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_ECDSA_DETERMINISTIC
