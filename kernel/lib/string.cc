@@ -14,10 +14,10 @@
 
 namespace {
 
-// Whole-word accesses to memory of any declared type: may_alias exempts them
-// from strict aliasing, so word-at-a-time copying is not UB.
-typedef std::uint64_t __attribute__((may_alias)) Word;
-constexpr std::size_t kWordSize = sizeof(Word);
+// Whole-word accesses to memory of any declared type: copy.h's may_alias
+// word, which copy_forward() and fill() use too.
+using Word = starling::lib::detail::CopyWord;
+constexpr std::size_t kWordSize = starling::lib::detail::kCopyWord;
 
 bool word_aligned(std::uintptr_t address) {
   return address % kWordSize == 0;

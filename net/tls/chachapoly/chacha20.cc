@@ -202,17 +202,19 @@ int mbedtls_chacha20_starts(mbedtls_chacha20_context* ctx, const unsigned char n
 int mbedtls_chacha20_update(mbedtls_chacha20_context* ctx, std::size_t size,
                             const unsigned char* input, unsigned char* output) {
   std::size_t done = 0;
-  // The rest of the block the last update ended inside.
-  for (; done < size && ctx->keystream_used < kBlockBytes; ++done) {
-    output[done] = input[done] ^ keystream_byte(ctx->keystream, ctx->keystream_used++);
-  }
+  // The rest of the block in ctx->keystream (the last update's, or
+  // crypt_words()'s last), byte by byte.
+  const auto use_rest_of_block = [&] {
+    for (; done < size && ctx->keystream_used < kBlockBytes; ++done) {
+      output[done] = input[done] ^ keystream_byte(ctx->keystream, ctx->keystream_used++);
+    }
+  };
+  use_rest_of_block();
   if (size - done >= kBlockBytes + 8 && ((reinterpret_cast<std::uintptr_t>(input + done) ^
                                           reinterpret_cast<std::uintptr_t>(output + done)) &
                                          7) == 0) {
     done += crypt_words(ctx, input + done, output + done, size - done);
-    for (; done < size && ctx->keystream_used < kBlockBytes; ++done) {
-      output[done] = input[done] ^ keystream_byte(ctx->keystream, ctx->keystream_used++);
-    }
+    use_rest_of_block();
   }
   while (done < size) {
     block(ctx->state, ctx->keystream);
