@@ -27,27 +27,29 @@ VARIANTS = {
     "c_clang22": "clang22",
 }
 
-def variant_args(kinds):
+def variant_args(kinds, variants = None):
     """compare.py's --variant arguments for these kinds of each configuration.
 
     Args:
       kinds: target kinds (echo_qemu, echo_star64, reflector_qemu, flags).
+      variants: the configurations (VARIANTS' names); default all.
 
     Returns:
       One "--variant NAME KIND $(rootpaths ...)" per configuration and kind.
     """
-    return ["--variant %s %s $(rootpaths :%s_%s)" % (v, k, v, k) for v in VARIANTS for k in kinds]
+    return ["--variant %s %s $(rootpaths :%s_%s)" % (v, k, v, k) for v in (variants or VARIANTS) for k in kinds]
 
-def variant_data(kinds):
-    """The compiler_variant targets behind variant_args(kinds).
+def variant_data(kinds, variants = None):
+    """The compiler_variant targets behind variant_args(kinds, variants).
 
     Args:
       kinds: as for variant_args.
+      variants: as for variant_args.
 
     Returns:
       Their labels.
     """
-    return [":%s_%s" % (v, k) for v in VARIANTS for k in kinds]
+    return [":%s_%s" % (v, k) for v in (variants or VARIANTS) for k in kinds]
 
 def _variant_transition_impl(settings, attr):
     options = compiler_options(settings, attr.compiler)

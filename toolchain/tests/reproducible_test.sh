@@ -5,14 +5,21 @@
 #    its own (every action run there; the pinned packages are the outer
 #    build's, whose fetch the pin tests check byte for byte), the image is
 #    byte-identical to the outer build's (another output base, at another
-#    path): in the default mode with the
-#    default compiler (what users ship), and in -c dbg with the second pinned
-#    compiler (--config=clang22), whose debug info carries paths that
-#    -ffile-prefix-map must have stripped. The outer build's copies come
-#    through image_variant targets (image_variant.bzl), in those two modes
-#    whatever the outer build was asked for; their output directories differ
-#    from the nested build's too (a transition's), which must not show.
-# 2. Cacheable through Bazel's HTTP remote cache: a real cache server
+#    path), in the default mode with the default compiler (what users
+#    ship). The outer build's copy comes through an image_variant target
+#    (image_variant.bzl), in that mode whatever the outer build was asked
+#    for; its output directory differs from the nested build's too (a
+#    transition's), which must not show.
+# 2. Debug info without the build's paths: the outer build's -c dbg image
+#    with the second pinned compiler (--config=clang22) names every
+#    directory and file relative to the workspace (-ffile-prefix-map), and
+#    holds no output base, sandbox, bazel-out, workspace or home path: the
+#    only way a -c dbg build differs from one at another path, so it is
+#    checked on the outer build alone. (It was a second from-scratch build
+#    in the nested Bazel, 40 core-seconds of a cold run, which compared
+#    the same thing less directly.) A control object compiled with
+#    absolute paths must fail the same check.
+# 3. Cacheable through Bazel's HTTP remote cache: a real cache server
 #    (Debian's nginx with WebDAV PUT) on loopback; the nested build fills it,
 #    and a build from a second empty output base must take every compile and
 #    link action from it and run none itself.
@@ -25,8 +32,7 @@
 # the last one reads. The nested builds do not use the outer build's disk
 # cache: they must really compile.)
 set -uo pipefail
-# One nested Bazel server per output base: the from-scratch base's two builds
-# load the packages once.
+# One nested Bazel server per output base.
 export NESTED_BAZEL_SERVER=1
 source toolchain/tests/nested_bazel.sh
 target=//apps/hello:star64
@@ -100,50 +106,77 @@ remote="--remote_cache=http://127.0.0.1:$port"
 # this test 70 of its 266 core-seconds and checked nothing the pins' sha256
 # and pin_mismatch_test do not; the execroot, the output base and so every
 # absolute path still differ from the outer build's.
-# clang 22 in -c dbg alone: its debug info is where paths would show. (clang
-# 19 in -c dbg would be one more build: the same flags, which
-# compile_flags_test checks for every compiler and mode.)
 start=$(date +%s)
-for build in "fastbuild" "dbg clang22"; do
-  read -r mode config <<<"$build"
-  extra=()
-  [[ $config == clang22 ]] && extra=("--config=clang22")
-  if ! nested_bazel first --no-disk-cache --reuse-repositories build -c "$mode" "$remote" --remote_upload_local_results \
-    "${extra[@]}" "$target"; then
-    echo "FAIL: building $target -c $mode ${extra[*]} from scratch failed:"
-    tail -30 "$TEST_TMPDIR/first.log"
-    exit 1
+if ! nested_bazel first --no-disk-cache --reuse-repositories build "$remote" --remote_upload_local_results \
+  "$target"; then
+  echo "FAIL: building $target from scratch failed:"
+  tail -30 "$TEST_TMPDIR/first.log"
+  exit 1
+fi
+echo "built $target from scratch in $(( $(date +%s) - start )) s"
+for f in "${files[@]}"; do
+  a="$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-fastbuild/bin/apps/hello/$f"
+  b="${outer[fastbuild/$f]:-}"
+  if [[ -z $b ]]; then
+    echo "FAIL: $f: the outer build's copy was not passed (BUILD.bazel's args)"
+    fail=1
+  elif [[ ! -s $a || ! -s $b ]]; then
+    echo "FAIL: $f missing from one of the builds"
+    fail=1
+  elif cmp -s "$a" "$b"; then
+    echo "ok   $f identical: $(sha256sum <"$a" | cut -c1-64) ($(stat -L -c %s "$a") bytes)"
+  else
+    echo "FAIL: $f differs between the nested build from scratch and the outer build"
+    cmp -l "$a" "$b" | head -5
+    fail=1
   fi
 done
-echo "built $target (fastbuild; clang 22 dbg) from scratch in $(( $(date +%s) - start )) s"
-for dir in fastbuild dbg-clang22; do
-  for f in "${files[@]}"; do
-    a="$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-$dir/bin/apps/hello/$f"
-    b="${outer[$dir/$f]:-}"
-    what="$f ($dir)"
-    if [[ -z $b ]]; then
-      echo "FAIL: $what: the outer build's copy was not passed (BUILD.bazel's args)"
-      fail=1
-    elif [[ ! -s $a || ! -s $b ]]; then
-      echo "FAIL: $what missing from one of the builds"
-      fail=1
-    elif cmp -s "$a" "$b"; then
-      echo "ok   $what identical: $(sha256sum <"$a" | cut -c1-64) ($(stat -L -c %s "$a") bytes)"
-    else
-      echo "FAIL: $what differs between the nested build from scratch and the outer build"
-      cmp -l "$a" "$b" | head -5
-      fail=1
-    fi
-  done
-done
-readelf="$TEST_SRCDIR/starling_llvm/usr/lib/llvm-19/bin/llvm-readelf"
-dbg_elf="$TEST_TMPDIR/first/execroot/starling/bazel-out/k8-dbg-clang22/bin/apps/hello/star64.elf"
-if ! sections=$("$readelf" -S -W "$dbg_elf" 2>&1); then
-  echo "FAIL: cannot read the dbg ELF's sections: $sections"
+
+# --- debug info without the build's paths -----------------------------------
+llvm="$TEST_SRCDIR/starling_llvm/usr/lib/llvm-19/bin"
+# absolute_debug_paths ELF: the absolute directories and files ELF's debug
+# info names (DWARF 5 keeps the compile units' directories and the line
+# tables' directories and files in .debug_line_str); nothing when clean.
+absolute_debug_paths() {
+  local elf=$1 sections
+  sections=$("$llvm/llvm-readelf" -S -W "$elf") || { echo "llvm-readelf cannot read $elf"; return; }
+  if ! grep -q '\.debug_line_str' <<<"$sections"; then
+    echo "no .debug_line_str: no debug info to check"
+    return
+  fi
+  "$llvm/llvm-readelf" --string-dump=.debug_line_str "$elf" | grep -E '^ *\[ *[0-9a-f]+\] /' | head -5
+}
+# build_paths ELF: the above, and any bytes of ELF naming bazel-out, an
+# execroot, a sandbox, an output base, the workspace or the home directory.
+build_paths() {
+  absolute_debug_paths "$1"
+  grep -a -o -E "[^[:cntrl:]]{0,40}(bazel-out/|/execroot/|bazel-sandbox|_bazel_|$NESTED_WORKSPACE|$(_real_home)/)[^[:cntrl:]]{0,40}" \
+    "$1" | sort -u | head -5
+}
+dbg_elf=${outer[dbg-clang22/star64.elf]:-}
+if [[ -z $dbg_elf ]]; then
+  echo "FAIL: the outer build's dbg clang 22 star64.elf was not passed (BUILD.bazel's args)"
   fail=1
-elif ! grep -q '\.debug_info' <<<"$sections"; then
-  echo "FAIL: the dbg ELF has no debug info, so its paths were not compared"
-  echo "$sections"
+else
+  found=$(build_paths "$dbg_elf")
+  if [[ -n $found ]]; then
+    echo "FAIL: the -c dbg clang 22 image's debug info names the build's paths:"
+    echo "$found"
+    fail=1
+  else
+    echo "ok   star64.elf (dbg, clang 22): every path in its debug info relative to the workspace"
+  fi
+fi
+# The control: the same check on an object compiled with its absolute path
+# and no prefix map must find it, or the check above proves nothing.
+mkdir -p "$TEST_TMPDIR/control"
+printf 'int control(int x) { return x + 1; }\n' >"$TEST_TMPDIR/control/control.c"
+if ! "$llvm/clang" --target=riscv64-unknown-elf -g -c "$TEST_TMPDIR/control/control.c" \
+  -o "$TEST_TMPDIR/control/control.o" 2>"$TEST_TMPDIR/control/clang.log"; then
+  echo "FAIL: the control object did not compile: $(head -3 "$TEST_TMPDIR/control/clang.log")"
+  fail=1
+elif ! absolute_debug_paths "$TEST_TMPDIR/control/control.o" | grep -qF "$TEST_TMPDIR/control"; then
+  echo "FAIL: the path check did not find $TEST_TMPDIR/control in an object compiled there"
   fail=1
 fi
 
