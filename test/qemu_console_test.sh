@@ -9,7 +9,8 @@
 #                               into the guest's serial input (--serial-stdio)
 #     --qemu-arg ARG            passed to QEMU (repeatable)
 #     --nm NM                   llvm-nm, for --frame
-#     --frame I:SYMBOL          the panic backtrace's frame #I (or "any" frame)
+#     --frame I:SYMBOL          the panic backtrace's frame #I (or "any" frame,
+#                               or "ra": its ra line, a leaf function's caller)
 #                               lies inside function SYMBOL of the image's ELF
 #     --frame-prefix PREFIX     whose backtrace lines --frame reads (default
 #                               'PANIC: '; the stall detector's: 'STALL: ')
@@ -114,13 +115,13 @@ if [[ ${#frames[@]} -gt 0 ]]; then
     lo=$((16#$sym_start)) hi=$((16#$sym_start + 16#$sym_size))
     found=""
     while read -r frame pc; do
-      [[ "$index" == any || "$frame" == "#$index" ]] || continue
+      [[ "$index" == any || "$frame" == "#$index" || "$frame" == "$index" ]] || continue
       value=$((16#${pc#0x}))
       # A return address may sit just past the function's last instruction.
       if (( value >= lo && value <= hi )); then found="$frame $pc"; break; fi
     done < <(tr -d '\r' <"$log" | while IFS= read -r line; do
-      [[ "$line" == "$frame_prefix#"* ]] && echo "${line#"$frame_prefix"}"
-    done | sed -n 's/^\(#[0-9]*\) \(0x[0-9a-f]*\).*/\1 \2/p')
+      [[ "$line" == "$frame_prefix#"* || "$line" == "${frame_prefix}ra "* ]] && echo "${line#"$frame_prefix"}"
+    done | sed -n 's/^\(#[0-9]*\|ra\) \(0x[0-9a-f]*\).*/\1 \2/p')
     if [[ -n "$found" ]]; then
       echo "ok   backtrace $found is in $symbol [0x$sym_start, +0x$sym_size]"
     else

@@ -18,11 +18,15 @@
 // by it: a busy period pays one timer write when it begins.
 namespace starling::hal {
 
-// Where the tick interrupted the hart: the pc and the frame pointer (s0),
-// enough for a frame-pointer backtrace.
+// Where the tick interrupted the hart: the pc, the frame pointer (s0) and
+// the return address register, enough for a frame-pointer backtrace. (A
+// leaf function, which calls nothing, keeps no frame record of its own:
+// -momit-leaf-frame-pointer, toolchain/flags.bzl. Interrupted in one, s0
+// is still its caller's, and only ra names that caller.)
 struct InterruptedAt {
   std::uint64_t pc = 0;
   std::uint64_t fp = 0;
+  std::uint64_t ra = 0;
 };
 
 // Runs in the trap, interrupts masked: it may read state and print to the
@@ -36,6 +40,10 @@ Result<void> set_busy_tick(std::uint64_t period_ns, BusyTick tick);
 
 // Prints the interrupted context's backtrace, a line per frame:
 //   <prefix>#0 0x<pc>         where it was interrupted
+//   <prefix>ra 0x<ra>         the ra register, when it is not the chain's
+//                             first return address: #0's caller if #0 is a
+//                             leaf function (otherwise a return point
+//                             inside #0's own function)
 //   <prefix>#1 0x<ra>         and each return address on the frame chain
 // The board's way of walking frames (riscv64: the s0 chain on the boot
 // stack, as panic reports it); nothing where there is none.

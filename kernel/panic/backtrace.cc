@@ -89,8 +89,20 @@ namespace starling::hal {
 
 // Frame 0 is where the interrupt hit; the s0 chain then starts in that
 // function (if its prologue had run) and gives the callers' return addresses.
+// A leaf function has no frame record (-momit-leaf-frame-pointer), so s0 is
+// its caller's and the chain starts one caller up: ra is the missing one.
+// It is printed apart, not numbered, because in a function that makes calls
+// it is only the return point of the last one.
 void print_backtrace(std::string_view prefix, const InterruptedAt& where) {
   backtrace::print_frame(prefix, 0, where.pc);
+  const bool chain_has_ra = backtrace::on_stack(where.fp) &&
+                            reinterpret_cast<const std::uint64_t*>(where.fp)[-1] == where.ra;
+  if (backtrace::in_image(where.ra) && !chain_has_ra) {
+    console::print(prefix);
+    console::print("ra ");
+    backtrace::print_hex64(where.ra);
+    console::print("\n");
+  }
   backtrace::print_chain(prefix, 1, where.fp);
 }
 

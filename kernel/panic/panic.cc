@@ -83,7 +83,7 @@ void panic(const riscv::TrapFrame& frame, const char* why) {
   print_line("backtrace");
   // Frame 0 is where the trap hit; the s0 chain then starts in that function
   // (if its prologue had run) and gives the callers' return addresses.
-  hal::print_backtrace(kPrefix, {.pc = frame.sepc, .fp = frame.fp()});
+  hal::print_backtrace(kPrefix, {.pc = frame.sepc, .fp = frame.fp(), .ra = frame.ra()});
   finish();
 }
 

@@ -34,6 +34,7 @@ COMPILE_CODE = [
     "-ffunction-sections",
     "-fdata-sections",
     "-fno-omit-frame-pointer",
+    "-momit-leaf-frame-pointer",
     "-fstack-protector-strong",
     "-ftrivial-auto-var-init=zero",
 ]

@@ -80,7 +80,7 @@ void on_timer_interrupt(void* /*unused*/) {
   }
   const TrapFrame* frame = interrupted_frame();
   if (busy_period_ticks != 0 && frame != nullptr && !in_idle()) {
-    busy_tick({.pc = frame->sepc, .fp = frame->fp()}, ns_from_ticks(now));
+    busy_tick({.pc = frame->sepc, .fp = frame->fp(), .ra = frame->ra()}, ns_from_ticks(now));
     arm_busy_tick(now);
     return;
   }
