@@ -8,13 +8,15 @@ and every day, not a wall-clock time. A full handshake's server part costs
 about 3.2 to 3.4 M instructions from curl (the key share's public key by
 a fixed-base comb, net/tls/x25519, the agreement by Everest's HACL* code,
 the ECDSA P-256 signature on Starling's 64-bit P-256 arithmetic,
-net/tls/p256: //bench/tls, docs/tls.md), more than the 2 M threshold used
+net/tls/p256: //bench/tls, docs/tls.md), more than the 3 M threshold used
 here; one step at a time, its longest step (the signature, TLS 1.3's
 CertificateVerify, ~1.3 to 1.6 M) is under it, and under the detector's
 default 10 ms with room. (Before Everest: 37 M a handshake, 20 to 27 M
 its ServerHello step, and this test needed starling.stall_ms=27; before
 64-bit limbs, 9.2 M and 6.5 to 7 M at an 8 ms threshold; before
-net/tls/p256, 6 M and 3.8 M at 5 ms; before the comb, 3.9 M at 3 ms.)
+net/tls/p256, 6 M and 3.8 M at 5 ms. At 2 ms, tried after the comb, one
+run in about seventy saw a 2.0 M run after boot and failed: 3 ms leaves
+half again over that, the handshake still over the threshold.)
 
 1. --handshakes new HTTPS connections (curl; TLS 1.3, and 1.2 for every
    fourth), each one full handshake: every one answered "ok", counted in
@@ -43,7 +45,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--launcher", required=True)
     p.add_argument("--handshakes", type=int, default=12)
-    p.add_argument("--stall-ms", type=int, default=2)
+    p.add_argument("--stall-ms", type=int, default=3)
     p.add_argument("--max-stall-share", type=float, default=0.0)
     args = p.parse_args()
     failures = []
