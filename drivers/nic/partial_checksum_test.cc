@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -62,6 +63,41 @@ TEST(PartialChecksum, TcpFieldIsSixteenBytesIn) {
   const auto l4 = std::span<const std::byte>(frame).subspan(34);
   EXPECT_EQ(tf::ones_complement_sum(l4, tf::pseudo_header_sum(kIp.src, kIp.dst, 6, l4.size())),
             0xFFFF);
+}
+
+// The field against the pseudo-header's sum computed apart, for random
+// addresses and lengths (sums that carry past 16 bits), with the frame at
+// even and odd addresses.
+TEST(PartialChecksum, Ipv4PseudoHeaderSumAtEvenAndOddAddresses) {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    const tf::Ipv4 ip{.src = static_cast<std::uint32_t>(next()),
+                      .dst = static_cast<std::uint32_t>(next()),
+                      .id = 1};
+    const std::size_t n = next() % 1473;
+    const bool tcp = round % 2 == 1;
+    std::vector<std::byte> l4(tcp ? 20 + n : 8 + n);
+    if (tcp) l4[12] = std::byte{0x50};
+    const std::vector<std::byte> built =
+        tf::ipv4_frame(kEth, ip, tcp ? tf::kProtocolTcp : tf::kProtocolUdp, l4);
+    for (std::size_t offset : {0u, 1u, 2u}) {
+      std::vector<std::byte> buffer(built.size() + 4);
+      std::span<std::byte> frame(buffer.data() + offset, built.size());
+      std::copy(built.begin(), built.end(), frame.begin());
+      auto partial = prepare_partial_checksum(frame);
+      ASSERT_TRUE(partial.has_value()) << round;
+      const std::uint16_t want = tf::ones_complement_sum(
+          {}, tf::pseudo_header_sum(ip.src, ip.dst, tcp ? 6 : 17, l4.size()));
+      ASSERT_EQ(tf::get16(frame, partial->start + partial->offset), want)
+          << "round " << round << " offset " << offset;
+    }
+  }
 }
 
 TEST(PartialChecksum, OthersAreLeftAlone) {
