@@ -44,7 +44,9 @@ KINDS = tuple(MARKS.values())
 # Parts of the server's work, by demangled function: the first pattern that
 # matches names the part.
 PARTS = (
-    ("X25519 (Everest, HACL*)", r"Hacl_|[Cc]urve25519|everest|x25519"),
+    # HACL*'s ladder (Everest: the agreement) and net/tls/x25519's comb (the
+    # key share's public key).
+    ("X25519 (HACL*'s ladder, the comb)", r"Hacl_|[Cc]urve25519|everest|x25519"),
     ("P-256 and bignum (ECP, ECDSA, MPI)", r"^mbedtls_(ecp|mpi|ecdsa|ecdh)|^ecp_|^mpi_|ecdsa|"
                                            r"mbedtls_mpi_core|^ecp|_ecp_|^add_sub_mpi$|"
                                            r"^starling::net::tls::p256::"),

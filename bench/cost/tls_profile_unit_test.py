@@ -38,7 +38,9 @@ class TlsProfileTest(unittest.TestCase):
 
     def test_parts(self):
         self.assertEqual(tls_profile.part_of("Hacl_Curve25519_51_scalarmult"),
-                         "X25519 (Everest, HACL*)")
+                         "X25519 (HACL*'s ladder, the comb)")
+        self.assertEqual(tls_profile.part_of("starling_x25519_public_key"),
+                         "X25519 (HACL*'s ladder, the comb)")
         self.assertEqual(tls_profile.part_of("mbedtls_mpi_core_montmul"),
                          "P-256 and bignum (ECP, ECDSA, MPI)")
         self.assertEqual(tls_profile.part_of("mbedtls_sha256_update"), "hashes, HMAC, HKDF")
