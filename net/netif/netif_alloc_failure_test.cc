@@ -28,6 +28,7 @@
 #include "net/netif/fake_nic.h"
 #include "net/netif/netif.h"
 #include "net/netif/test_frames.h"
+#include "net/tcp/tests/alloc_sweep.h"
 #include "net/tcp/tests/failure_injection.h"
 #include "net/udp/udp.h"
 
@@ -126,15 +127,7 @@ std::string diff(const PoolCounts& want, const PoolCounts& got) {
   return s + line;
 }
 
-struct Outcome {
-  std::uint64_t n = 0;
-  bool injected = false;
-  bool faulted_ok = false;
-  Error faulted = Error::kNoMemory;
-  bool recovered = false;
-  bool settled = false;
-  std::string leak;
-};
+using testing::SweepRun;
 
 class NetifAllocFailureTest : public ::testing::Test, public async::testing::RuntimeFixture {
  protected:
@@ -171,7 +164,7 @@ class NetifAllocFailureTest : public ::testing::Test, public async::testing::Run
     co_return {};
   }
 
-  async::Task<void> sweep(AllocSite site, std::uint64_t& calls, std::vector<Outcome>& out) {
+  async::Task<void> sweep(AllocSite site, std::uint64_t& calls, std::vector<SweepRun>& out) {
     async::Scope scope;
     if (Result<void> r = scope.spawn(g_netif.run()); !r) co_return r;
     // The peer's MAC, learnt before anything is armed (an ARP request
@@ -191,7 +184,7 @@ class NetifAllocFailureTest : public ::testing::Test, public async::testing::Run
     (void)co_await settle(baseline, after);
     EXPECT_EQ(after, baseline) << "unarmed run leaked:" << diff(baseline, after);
     for (std::uint64_t n = 1; n <= calls; ++n) {
-      Outcome o;
+      SweepRun o;
       o.n = n;
       testing::injection_reset();
       testing::injection_fail_call(site, n);
@@ -213,38 +206,11 @@ class NetifAllocFailureTest : public ::testing::Test, public async::testing::Run
 
   void run_sweep(AllocSite site) {
     std::uint64_t calls = 0;
-    std::vector<Outcome> outcomes;
+    std::vector<SweepRun> outcomes;
     Result<void> r = executor_.block_on(sweep(site, calls, outcomes));
     ASSERT_TRUE(r.ok()) << error_name(r.error());
     EXPECT_GE(calls, 1u) << "the workload must allocate from " << testing::site_name(site);
-    std::size_t injected = 0;
-    std::size_t absorbed = 0;
-    std::array<std::size_t, 16> errors{};
-    for (const Outcome& o : outcomes) {
-      injected += o.injected;
-      if (o.faulted_ok) {
-        ++absorbed;
-      } else {
-        ++errors[static_cast<std::size_t>(o.faulted) % errors.size()];
-      }
-      EXPECT_FALSE(!o.faulted_ok && o.faulted == Error::kMalformed)
-          << testing::site_name(site) << " call " << o.n << ": an echo came out corrupted";
-      EXPECT_TRUE(o.recovered) << testing::site_name(site) << " call " << o.n
-                               << " failed: the next workload did not echo everything";
-      EXPECT_TRUE(o.settled) << testing::site_name(site) << " call " << o.n
-                             << " failed: pools not back at baseline:" << o.leak;
-    }
-    EXPECT_GE(injected * 10, outcomes.size() * 9)
-        << injected << " of " << outcomes.size() << " runs failed an allocation";
-    std::printf("%s: %llu calls; %zu runs, %zu failed an allocation; %zu absorbed",
-                testing::site_name(site), static_cast<unsigned long long>(calls), outcomes.size(),
-                injected, absorbed);
-    for (std::size_t e = 0; e < errors.size(); ++e) {
-      if (errors[e] != 0) {
-        std::printf(", %zu ended in %s", errors[e], error_name(static_cast<Error>(e)));
-      }
-    }
-    std::printf("\n");
+    testing::check_sweep(testing::site_name(site), calls, outcomes);
   }
 };
 

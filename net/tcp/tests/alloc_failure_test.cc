@@ -32,6 +32,7 @@
 #include "lwip/stats.h"
 #include "lwip/udp.h"
 #include "net/tcp/tcp.h"
+#include "net/tcp/tests/alloc_sweep.h"
 #include "net/tcp/tests/failure_injection.h"
 #include "net/tcp/tests/loopback.h"
 
@@ -265,19 +266,9 @@ Task<void> settle(const PoolCounts& want, const async::FrameAllocator& frames, P
 
 // ---------------------------------------------------------------- sweep
 
-struct Outcome {
-  std::uint64_t n = 0;
-  bool injected = false;
-  Error faulted = Error::kNoMemory;
-  bool faulted_ok = false;
-  bool recovered = false;
-  bool settled = false;
-  std::string leak;
-};
-
 struct Sweep {
   std::uint64_t calls = 0;
-  std::vector<Outcome> outcomes;
+  std::vector<SweepRun> outcomes;
 };
 
 class AllocFailureTest : public ::testing::Test, public async::testing::RuntimeFixture {
@@ -310,7 +301,7 @@ class AllocFailureTest : public ::testing::Test, public async::testing::RuntimeF
     EXPECT_EQ(after, baseline) << "unarmed run leaked:" << diff(baseline, after);
 
     for (std::uint64_t n = 1; n <= out.calls; ++n) {
-      Outcome o;
+      SweepRun o;
       o.n = n;
       injection_reset();
       injection_fail_call(site, n);
@@ -334,38 +325,8 @@ class AllocFailureTest : public ::testing::Test, public async::testing::RuntimeF
     Sweep s;
     Result<void> r = executor_.block_on(sweep(site, s));
     ASSERT_TRUE(r.ok()) << error_name(r.error());
-    std::printf("%s: %llu calls in the workload\n", site_name(site),
-                static_cast<unsigned long long>(s.calls));
     EXPECT_GE(s.calls, 3u) << "the workload must allocate from " << site_name(site);
-    std::size_t injected = 0;
-    std::size_t absorbed = 0;
-    std::array<std::size_t, 16> errors{};
-    for (const Outcome& o : s.outcomes) {
-      injected += o.injected;
-      if (o.faulted_ok) {
-        ++absorbed;
-      } else {
-        ++errors[static_cast<std::size_t>(o.faulted) % errors.size()];
-      }
-      EXPECT_FALSE(!o.faulted_ok && o.faulted == Error::kMalformed)
-          << site_name(site) << " call " << o.n << " failed: an echo came back corrupted";
-      EXPECT_TRUE(o.recovered) << site_name(site) << " call " << o.n
-                               << " failed: the next workload did not succeed";
-      EXPECT_TRUE(o.settled) << site_name(site) << " call " << o.n
-                             << " failed: pools not back at baseline:" << o.leak;
-    }
-    // Timers and the pump allocate at times that vary a little between runs;
-    // nearly every N must still have hit an allocation.
-    EXPECT_GE(injected * 10, s.outcomes.size() * 9)
-        << injected << " of " << s.outcomes.size() << " runs failed an allocation";
-    std::printf("%s: %zu runs, %zu failed an allocation; %zu absorbed (workload still succeeded)",
-                site_name(site), s.outcomes.size(), injected, absorbed);
-    for (std::size_t e = 0; e < errors.size(); ++e) {
-      if (errors[e] != 0) {
-        std::printf(", %zu ended in %s", errors[e], error_name(static_cast<Error>(e)));
-      }
-    }
-    std::printf("\n");
+    check_sweep(site_name(site), s.calls, s.outcomes);
   }
 };
 
