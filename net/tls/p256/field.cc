@@ -2,38 +2,14 @@
 
 #include <cstdint>
 
-#include "net/tls/limb_product.h"
+#include "net/tls/limbs.h"
 
 namespace starling::net::tls::p256 {
 namespace {
 
-using u128 = unsigned __int128;
-
-// r = a - b over four limbs; the borrow out (0 or 1).
-std::uint64_t subtract(const Fe& a, const Fe& b, Fe& r) {
-  std::uint64_t borrow = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 d = static_cast<u128>(a.w[i]) - b.w[i] - borrow;
-    r.w[i] = static_cast<std::uint64_t>(d);
-    borrow = static_cast<std::uint64_t>(d >> 64) & 1;
-  }
-  return borrow;
-}
-
-// r = a + (b & mask) over four limbs; the carry out.
-std::uint64_t add_masked(const Fe& a, const Fe& b, std::uint64_t mask, Fe& r) {
-  std::uint64_t carry = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 s = static_cast<u128>(a.w[i]) + (b.w[i] & mask) + carry;
-    r.w[i] = static_cast<std::uint64_t>(s);
-    carry = static_cast<std::uint64_t>(s >> 64);
-  }
-  return carry;
-}
-
 Fe select(std::uint64_t mask, const Fe& if_set, const Fe& otherwise) {
   Fe r;
-  for (int i = 0; i < 4; ++i) r.w[i] = (if_set.w[i] & mask) | (otherwise.w[i] & ~mask);
+  select_limbs(mask, if_set.w, otherwise.w, r.w);
   return r;
 }
 
@@ -91,15 +67,15 @@ Fe reduce_product(const std::uint64_t t[8]) {
 
 Fe reduce_once(const Fe& a) {
   Fe d;
-  const std::uint64_t borrow = subtract(a, kPrime, d);
+  const std::uint64_t borrow = subtract_limbs(a.w, kPrime.w, d.w);
   return select(borrow - 1, d, a);  // no borrow: a >= p, take a - p
 }
 
 Fe add(const Fe& a, const Fe& b) {
   Fe s;
-  const std::uint64_t carry = add_masked(a, b, ~std::uint64_t{0}, s);
+  const std::uint64_t carry = add_limbs(a.w, b.w, ~std::uint64_t{0}, s.w);
   Fe d;
-  const std::uint64_t borrow = subtract(s, kPrime, d);
+  const std::uint64_t borrow = subtract_limbs(s.w, kPrime.w, d.w);
   // a + b < 2p: subtract p when the sum carried out or is p or more.
   const std::uint64_t take_d = carry | (borrow ^ 1);
   return select(0 - take_d, d, s);
@@ -107,9 +83,9 @@ Fe add(const Fe& a, const Fe& b) {
 
 Fe sub(const Fe& a, const Fe& b) {
   Fe d;
-  const std::uint64_t borrow = subtract(a, b, d);
+  const std::uint64_t borrow = subtract_limbs(a.w, b.w, d.w);
   Fe r;
-  (void)add_masked(d, kPrime, 0 - borrow, r);  // below zero: add p back
+  (void)add_limbs(d.w, kPrime.w, 0 - borrow, r.w);  // below zero: add p back
   return r;
 }
 

@@ -22,7 +22,7 @@
 
 #include <cstdint>
 
-#include "net/tls/limb_product.h"
+#include "net/tls/limbs.h"
 
 namespace starling::net::tls::x25519 {
 namespace {
@@ -49,12 +49,7 @@ Fe fold(Fe r, std::uint64_t c) {
 
 Fe add(const Fe& a, const Fe& b) {
   Fe r;
-  std::uint64_t carry = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 s = static_cast<u128>(a.w[i]) + b.w[i] + carry;
-    r.w[i] = static_cast<std::uint64_t>(s);
-    carry = static_cast<std::uint64_t>(s >> 64);
-  }
+  const std::uint64_t carry = add_limbs(a.w, b.w, ~std::uint64_t{0}, r.w);
   return fold(r, carry);
 }
 
@@ -63,12 +58,7 @@ Fe add(const Fe& a, const Fe& b) {
 // 38), and the second 38 cannot.
 Fe sub(const Fe& a, const Fe& b) {
   Fe r;
-  std::uint64_t borrow = 0;
-  for (int i = 0; i < 4; ++i) {
-    const u128 d = static_cast<u128>(a.w[i]) - b.w[i] - borrow;
-    r.w[i] = static_cast<std::uint64_t>(d);
-    borrow = static_cast<std::uint64_t>(d >> 64) & 1;
-  }
+  const std::uint64_t borrow = subtract_limbs(a.w, b.w, r.w);
   u128 d = static_cast<u128>(r.w[0]) - borrow * 38;
   r.w[0] = static_cast<std::uint64_t>(d);
   for (int i = 1; i < 4; ++i) {
@@ -132,14 +122,8 @@ Fe canonical(Fe a) {
       {0xFFFFFFFFFFFFFFEDu, 0xFFFFFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFFFu, 0x7FFFFFFFFFFFFFFFu}};
   for (int round = 0; round < 2; ++round) {
     Fe d;
-    std::uint64_t borrow = 0;
-    for (int i = 0; i < 4; ++i) {
-      const u128 diff = static_cast<u128>(a.w[i]) - kP.w[i] - borrow;
-      d.w[i] = static_cast<std::uint64_t>(diff);
-      borrow = static_cast<std::uint64_t>(diff >> 64) & 1;
-    }
-    const std::uint64_t keep_d = borrow - 1;  // no borrow: a >= p
-    for (int i = 0; i < 4; ++i) a.w[i] = (d.w[i] & keep_d) | (a.w[i] & ~keep_d);
+    const std::uint64_t borrow = subtract_limbs(a.w, kP.w, d.w);
+    select_limbs(borrow - 1, d.w, a.w, a.w);  // no borrow: a >= p, take a - p
   }
   return a;
 }
@@ -158,9 +142,10 @@ constexpr Fe kTable[32 * 8 * 3] = {
 #include "net/tls/x25519/base_table.inc"
 };
 
+// b where mask is all ones, a where it is zero.
 Fe select_mask(const Fe& a, const Fe& b, std::uint64_t mask) {
   Fe r;
-  for (int i = 0; i < 4; ++i) r.w[i] = (a.w[i] & ~mask) | (b.w[i] & mask);
+  select_limbs(mask, b.w, a.w, r.w);
   return r;
 }
 
