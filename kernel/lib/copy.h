@@ -28,11 +28,23 @@ typedef std::uint32_t __attribute__((may_alias)) CopyHalf;
 typedef std::uint16_t __attribute__((may_alias)) CopyQuarter;
 inline constexpr std::size_t kCopyWord = sizeof(CopyWord);
 inline constexpr std::size_t kCopyHalf = sizeof(CopyHalf);
+
+// One T from s to d (both aligned for T), and past it.
+template <typename T>
+[[clang::no_builtin, gnu::always_inline]] inline void copy_step(unsigned char*& d,
+                                                                const unsigned char*& s,
+                                                                std::size_t& n) {
+  *reinterpret_cast<T*>(d) = *reinterpret_cast<const T*>(s);
+  d += sizeof(T);
+  s += sizeof(T);
+  n -= sizeof(T);
+}
 }  // namespace detail
 
 [[clang::no_builtin, gnu::always_inline]] inline void copy_forward(unsigned char* d,
                                                                    const unsigned char* s,
                                                                    std::size_t n) {
+  using detail::copy_step;
   using detail::CopyHalf;
   using detail::CopyQuarter;
   using detail::CopyWord;
@@ -46,22 +58,9 @@ inline constexpr std::size_t kCopyHalf = sizeof(CopyHalf);
     // instructions); a byte a turn otherwise.
     const auto d_at = reinterpret_cast<std::uintptr_t>(d);
     if (((d_at ^ reinterpret_cast<std::uintptr_t>(s)) % kCopyHalf) == 0) {
-      if (d_at % 2 != 0) {
-        *d++ = *s++;
-        --n;
-      }
-      if (reinterpret_cast<std::uintptr_t>(d) % 4 != 0) {
-        *reinterpret_cast<CopyQuarter*>(d) = *reinterpret_cast<const CopyQuarter*>(s);
-        d += 2;
-        s += 2;
-        n -= 2;
-      }
-      if (reinterpret_cast<std::uintptr_t>(d) % kCopyWord != 0) {
-        *reinterpret_cast<CopyHalf*>(d) = *reinterpret_cast<const CopyHalf*>(s);
-        d += kCopyHalf;
-        s += kCopyHalf;
-        n -= kCopyHalf;
-      }
+      if (d_at % 2 != 0) copy_step<unsigned char>(d, s, n);
+      if (reinterpret_cast<std::uintptr_t>(d) % 4 != 0) copy_step<CopyQuarter>(d, s, n);
+      if (reinterpret_cast<std::uintptr_t>(d) % kCopyWord != 0) copy_step<CopyHalf>(d, s, n);
     } else {
       while (reinterpret_cast<std::uintptr_t>(d) % kCopyWord != 0) {
         *d++ = *s++;
@@ -95,18 +94,8 @@ inline constexpr std::size_t kCopyHalf = sizeof(CopyHalf);
         *reinterpret_cast<CopyWord*>(d) = *reinterpret_cast<const CopyWord*>(s);
       }
       // The last 0-7 bytes, both sides still aligned: 4, 2 and 1 at a time.
-      if (n >= kCopyHalf) {
-        *reinterpret_cast<CopyHalf*>(d) = *reinterpret_cast<const CopyHalf*>(s);
-        d += kCopyHalf;
-        s += kCopyHalf;
-        n -= kCopyHalf;
-      }
-      if (n >= 2) {
-        *reinterpret_cast<CopyQuarter*>(d) = *reinterpret_cast<const CopyQuarter*>(s);
-        d += 2;
-        s += 2;
-        n -= 2;
-      }
+      if (n >= kCopyHalf) copy_step<CopyHalf>(d, s, n);
+      if (n >= 2) copy_step<CopyQuarter>(d, s, n);
     } else if (shift == detail::kCopyHalf) {
       // Half a word off: both sides are 4-byte aligned, so aligned 32-bit
       // loads and stores, eight a turn, cost 20 instructions per 32 bytes
@@ -134,15 +123,8 @@ inline constexpr std::size_t kCopyHalf = sizeof(CopyHalf);
         reinterpret_cast<CopyHalf*>(d)[6] = h6;
         reinterpret_cast<CopyHalf*>(d)[7] = h7;
       }
-      for (; n >= kCopyHalf; n -= kCopyHalf, d += kCopyHalf, s += kCopyHalf) {
-        *reinterpret_cast<CopyHalf*>(d) = *reinterpret_cast<const CopyHalf*>(s);
-      }
-      if (n >= 2) {
-        *reinterpret_cast<CopyQuarter*>(d) = *reinterpret_cast<const CopyQuarter*>(s);
-        d += 2;
-        s += 2;
-        n -= 2;
-      }
+      while (n >= kCopyHalf) copy_step<CopyHalf>(d, s, n);
+      if (n >= 2) copy_step<CopyQuarter>(d, s, n);
     } else {
       // Little-endian: destination word k is source bytes 8k..8k+7, i.e. the
       // high bytes of the aligned word holding s[8k] and the low bytes of
