@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <random>
 #include <vector>
 
 #include "kernel/test_frames/frames.h"
@@ -69,13 +70,7 @@ TEST(PartialChecksum, TcpFieldIsSixteenBytesIn) {
 // addresses and lengths (sums that carry past 16 bits), with the frame at
 // even and odd addresses.
 TEST(PartialChecksum, Ipv4PseudoHeaderSumAtEvenAndOddAddresses) {
-  std::uint64_t state = 0x9E3779B97F4A7C15ull;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  std::mt19937_64 next(2026);
   for (int round = 0; round < 2000; ++round) {
     const tf::Ipv4 ip{.src = static_cast<std::uint32_t>(next()),
                       .dst = static_cast<std::uint32_t>(next()),
