@@ -20,11 +20,14 @@
 //       bits 2-3, how the peer ends: 0 FIN, 1 RST, 2 silence (the server's
 //         deadline ends it: 2 ms for a handshake, then for each read), 3
 //         close(); bits 4-6, the server's read buffer after a handshake
-//         (kReadSizes); bit 7, the server echoes through try_write first,
-//         then write() for the rest (the HTTP server's way), else write()
+//         (kReadSizes); bit 7, the server echoes through try_write first
+//         (its two halves as two pieces, which share a record), then
+//         write() for the rest (the HTTP server's way), else write()
 //         alone.
 //   [1..3] raw modes: the sizes of the TCP writes the peer sends, cycled (0:
 //       all the rest at once); after kMaxPieces writes, the rest at once.
+//       Modes 2 and 3: [1] bit 0, the rest after try_write in one write()
+//       (1) or piece by piece (0).
 //   Operations (modes 2 and 3), two bytes each, `op` and `n`:
 //       length = (op >> 2) << 8 | n;
 //       op & 3 == 0  `length` bytes of the input written raw onto the TCP
@@ -121,6 +124,7 @@ struct Plan {
   End end = End::kFin;
   std::size_t read_size = 1;
   bool try_write = false;
+  bool join_rest = false;
   std::uint8_t pieces[3] = {};
   std::span<const std::uint8_t> payload;
 
@@ -135,6 +139,7 @@ Plan parse(std::span<const std::uint8_t> input) {
   p.read_size = kReadSizes[flags >> 4 & 7];
   p.try_write = (flags & 0x80) != 0;
   std::copy_n(input.begin() + 1, 3, p.pieces);
+  p.join_rest = !p.raw() && (p.pieces[0] & 1) != 0;
   p.payload = input.subspan(kHeaderBytes);
   return p;
 }
@@ -250,13 +255,13 @@ struct World {
 
 // The server's echo after a handshake, as the HTTP server answers: read,
 // then send, with try_write first when asked (two pieces, as a response's
-// head and body), then write() for what it did not take, piece by piece:
-// the rest of the piece it stopped in, then the next. tls.h asks that the
-// next write begin with the bytes try_write did not take; Mbed TLS needs
-// more, the same length too (mbedtls_ssl_write, after a partial send,
-// flushes the pending record and returns the length it is given), so one
-// write() of both pieces' rest would lose bytes. This fuzzer found that;
-// the HTTP server's send_rest goes piece by piece, as here.
+// head and body: one record), then write() for what it did not take, piece
+// by piece (the HTTP server's send_rest) or in one buffer. tls.h asks only
+// that the next write begin with the bytes try_write did not take: a
+// record Mbed TLS holds half-sent may span both pieces, and mbedtls_ssl_write,
+// finishing it, answers with the length it is handed, so the stream must
+// count the held record's bytes itself (an earlier TlsStream lost bytes
+// here when the rest came joined; this fuzzer found that).
 Task<void> echo(tls::Session& session, const Plan& plan, Exchange& x) noexcept {
   std::vector<std::byte> buffer(plan.read_size);
   const std::uint64_t idle = plan.end == End::kSilent ? kSilentNs : kHangNs;
@@ -280,7 +285,10 @@ Task<void> echo(tls::Session& session, const Plan& plan, Exchange& x) noexcept {
       taken = *t;
     }
     bool failed = false;
-    for (auto& piece : pieces) {
+    std::span<const std::byte> joined[] = {got.subspan(taken)};
+    if (plan.join_rest) taken = 0;
+    using Pieces = std::span<std::span<const std::byte>>;
+    for (auto& piece : plan.join_rest ? Pieces(joined) : Pieces(pieces)) {
       const std::size_t skip = std::min(taken, piece.size());
       taken -= skip;
       piece = piece.subspan(skip);

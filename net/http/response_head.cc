@@ -17,9 +17,13 @@ constexpr Method kAllowOrder[] = {Method::kGet, Method::kHead,   Method::kPost,
 // text::TextWriter (a store and a check a byte, its literals measured by
 // strlen) a 124-byte head cost ~1,630 instructions of a keep-alive GET
 // (render_head 1,207, strlen 420 in 10 calls); ~690 now. Copies are byte
-// loops, not memcpy: the pieces are short and the destination unaligned,
+// stores, not memcpy: the pieces are short and the destination unaligned,
 // where a call to memcpy cost ~100 instructions each (9 a response) and
-// clang calls it for a literal of more than a few bytes.
+// clang calls it for a literal of more than a few bytes; for 33 and 46
+// bytes, 177 each. A literal's loop is unrolled, so its bytes are stored
+// as constants (~1.7 instructions a byte): clang left the loop rolled from
+// about 32 bytes on, 5 instructions a byte, and HTTPS's two header lines
+// cost ~500 instructions a response that way (//bench/http).
 class HeadWriter {
  public:
   explicit HeadWriter(std::span<char> out) : out_(out) {}
@@ -28,6 +32,7 @@ class HeadWriter {
   [[clang::no_builtin("memcpy")]] void put(const char (&literal)[N]) {
     if (fits(N - 1)) {
       char* to = out_.data() + used_;
+#pragma clang loop unroll(full)
       for (std::size_t i = 0; i + 1 < N; ++i) to[i] = literal[i];
       used_ += N - 1;
     }
@@ -103,6 +108,21 @@ std::string_view http_date_now() {
   return {cached, cached_size};
 }
 
+// HSTS's max-age in decimal, formatted when it changes (a server's is its
+// configuration's): the division loop cost ~150 instructions a response.
+std::string_view decimal_of(std::uint32_t max_age_s) {
+  static constinit char cached[16] = {};
+  static constinit std::uint32_t cached_value = 0;
+  static constinit std::size_t cached_size = 0;
+  if (max_age_s != cached_value || cached_size == 0) {
+    HeadWriter w(cached);
+    w.put_decimal(max_age_s);
+    cached_size = w.size();
+    cached_value = max_age_s;
+  }
+  return {cached, cached_size};
+}
+
 }  // namespace
 
 [[clang::no_builtin("memcpy")]] std::size_t render_head(const Response& response,
@@ -149,7 +169,7 @@ std::string_view http_date_now() {
   }
   if (options.hsts_max_age_s != 0) {
     w.put("Strict-Transport-Security: max-age=");
-    w.put_decimal(options.hsts_max_age_s);
+    w.put(decimal_of(options.hsts_max_age_s));
     w.put("\r\n");
   }
   if (!options.keep_alive) {

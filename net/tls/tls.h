@@ -80,13 +80,11 @@ class TlsStream final : public Session {
   // room as needed; `push`: the TCP segments get PSH at the end.
   async::Task<std::size_t> write(std::span<const std::byte> data, bool push) noexcept override;
   // Without waiting: encrypts and sends as much of `pieces` (in order) as
-  // lwIP takes now, a record at a time; the bytes taken. A record Mbed TLS
-  // could only partly send stays with it, and the next write or try_write
-  // must be given the rest of the piece it stopped in, alone: not fewer
-  // bytes, and not joined to the pieces after it. Mbed TLS finishes the
-  // pending record and answers with the length it is handed, not the
-  // record's, so a longer buffer loses what lies past the record (found by
-  // //fuzz/tls_records). The HTTP server's send_rest writes piece by piece.
+  // lwIP takes now; the bytes taken. Short pieces share a record (up to
+  // kCoalesceBytes of them, copied together): a response's head and body
+  // go as one. A record Mbed TLS could only partly send stays with it, its
+  // bytes not counted as taken; the next write or try_write is given the
+  // rest of the data, in any pieces, and finishes that record first.
   Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
                                 bool push) noexcept override;
   // Sends close_notify (best effort: whatever fits now).
@@ -102,6 +100,44 @@ class TlsStream final : public Session {
   int version() const noexcept;
 
  private:
+  // Where a write stands in its pieces: pieces[index] from `offset` on,
+  // then the pieces after it; never at an empty piece while bytes remain.
+  class Cursor {
+   public:
+    explicit Cursor(std::span<const std::span<const std::byte>> pieces) noexcept : pieces_(pieces) {
+      skip_empty();
+    }
+    std::span<const std::byte> front() const noexcept { return pieces_[index_].subspan(offset_); }
+    // Past `n` bytes (no more than remain).
+    void advance(std::size_t n) noexcept {
+      while (n != 0) {
+        const std::size_t here = pieces_[index_].size() - offset_;
+        const std::size_t step = n < here ? n : here;
+        offset_ += step;
+        n -= step;
+        skip_empty();
+      }
+    }
+
+   private:
+    void skip_empty() noexcept {
+      while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
+        ++index_;
+        offset_ = 0;
+      }
+    }
+    std::span<const std::span<const std::byte>> pieces_;
+    std::size_t index_ = 0;
+    std::size_t offset_ = 0;
+  };
+  // The most bytes of short pieces copied together into one record:
+  // send_step()'s stack, under the 4 KiB guard page.
+  static constexpr std::size_t kCoalesceBytes = 2048;
+
+  // One step of sending the `left` bytes from `at` (> 0): the bytes
+  // consumed, or Mbed TLS's error (WANT_WRITE: wait for room and step
+  // again with the same bytes in front). tls.cc says how.
+  int send_step(const Cursor& at, std::size_t left, bool push) noexcept;
   static int bio_send(void* self, const unsigned char* buf, std::size_t len);
   static int bio_recv(void* self, unsigned char* buf, std::size_t len);
   // What an Mbed TLS error means for the stream: counted, mapped.
@@ -110,6 +146,12 @@ class TlsStream final : public Session {
   mbedtls_ssl_context ssl_;
   TcpStream* tcp_ = nullptr;
   bool push_ = true;  // the next bio_send's TCP push
+  // The caller's bytes in a record Mbed TLS holds unsent (WANT_WRITE):
+  // not yet counted as taken.
+  std::size_t held_ = 0;
+  // The caller's next bytes, sent in a held record since finished: counted
+  // as taken when handed in again, not sent twice.
+  std::size_t sent_ahead_ = 0;
   bool handshaking_ = false;
   bool refused_peer_ = false;  // failure() counted alerts_sent or bad_records
   bool verify_peer_ = false;
