@@ -58,10 +58,16 @@ class Executor final : private TaskOwner {
     if (!task.valid()) return Unexpected(Error::kNoMemory);
     schedule(task.promise());
     while (!task.done()) {
-      if (!step()) {
+      // A pass that leaves nothing runnable goes straight to sleep(),
+      // which looks at the interrupt sources and the timers again with
+      // interrupts masked, as a second run_once() would have looked first
+      // (executor.cc, run()).
+      if (run_once() && (task.done() || !ready_.empty())) continue;
+      if (quiescent()) {
         task.reset();
         return Unexpected(Error::kCancelled);
       }
+      sleep();
     }
     return task.take_result();
   }
