@@ -32,8 +32,8 @@ class Session {
   virtual async::Task<std::size_t> read(std::span<std::byte> buf) noexcept = 0;
   // All of `data`, waiting for room; `push`: PSH after the last record.
   virtual async::Task<std::size_t> write(std::span<const std::byte> data, bool push) noexcept = 0;
-  // As much of `pieces` as fits now, without waiting (tls.h says what the
-  // next write must begin with).
+  // As much of `pieces` as fits now, without waiting; the next write is
+  // given the rest of the data, in any pieces (tls.h).
   virtual Result<std::size_t> try_write(std::span<const std::span<const std::byte>> pieces,
                                         bool push) noexcept = 0;
   // close_notify, best effort.
