@@ -57,13 +57,15 @@ time_t starling_mbedtls_time(time_t* out);
 #define MBEDTLS_CHACHA20_C
 #define MBEDTLS_POLY1305_C
 #define MBEDTLS_CHACHAPOLY_C
-/* ChaCha20 and Poly1305 from net/tls/chachapoly: 64-bit words where the
- * portable code works bytes and 32-bit limbs (docs/tls.md, "What a record
- * costs"). Its tests build Mbed TLS's own code beside it to compare with
- * (STARLING_MBEDTLS_PORTABLE_CHACHAPOLY, net/tls/chachapoly/BUILD.bazel). */
+/* ChaCha20, Poly1305 and the AEAD over them from net/tls/chachapoly:
+ * 64-bit words where the portable code works bytes and 32-bit limbs, a
+ * record in whole Poly1305 blocks (docs/tls.md, "What a record costs"). Its tests build Mbed TLS's
+ * own code beside it to compare with (STARLING_MBEDTLS_PORTABLE_CHACHAPOLY,
+ * net/tls/chachapoly/BUILD.bazel). */
 #if !defined(STARLING_MBEDTLS_PORTABLE_CHACHAPOLY)
 #define MBEDTLS_CHACHA20_ALT
 #define MBEDTLS_POLY1305_ALT
+#define MBEDTLS_CHACHAPOLY_ALT
 #endif
 #define MBEDTLS_SHA224_C
 #define MBEDTLS_SHA256_C

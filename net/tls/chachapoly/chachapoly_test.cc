@@ -1,6 +1,8 @@
-// Starling's ChaCha20 and Poly1305 (the ALT hooks): RFC 8439's vectors,
-// Mbed TLS's own self-tests run over them, and the same results as Mbed
-// TLS's portable code at every alignment, length and split of the input.
+// Starling's ChaCha20, Poly1305 and ChaCha20-Poly1305 (the ALT hooks):
+// RFC 8439's vectors, Mbed TLS's own self-tests run over them, and the same
+// results as Mbed TLS's portable code at every alignment, length and split
+// of the input (the AEAD against RFC 8439 section 2.8 built from the
+// portable ChaCha20 and Poly1305).
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -241,6 +243,101 @@ TEST(Poly1305, MatchesThePortableCodeAtEveryAlignmentAndSplit) {
       mbedtls_poly1305_free(&ctx);
       ASSERT_EQ(tag, expected) << "length " << length << " at +" << offset << " in pieces of "
                                << piece;
+    }
+  }
+}
+
+// RFC 8439 section 2.8 from the portable ChaCha20 and Poly1305: the
+// Poly1305 key from block 0, the data from block 1, the tag over the
+// additional data and the ciphertext, each padded to 16 bytes, and their
+// lengths.
+void portable_seal(const unsigned char key[32], const unsigned char nonce[12],
+                   const std::vector<unsigned char>& aad, const unsigned char* input,
+                   std::size_t length, std::vector<unsigned char>& ciphertext,
+                   std::array<unsigned char, 16>& tag) {
+  std::array<unsigned char, 64> zeros{};
+  std::array<unsigned char, 64> block0;
+  starling_portable_chacha20_crypt(key, nonce, 0, 64, zeros.data(), block0.data());
+  ciphertext.assign(length, 0);
+  starling_portable_chacha20_crypt(key, nonce, 1, length, input, ciphertext.data());
+  std::vector<unsigned char> mac_data(aad);
+  mac_data.resize((mac_data.size() + 15) / 16 * 16, 0);
+  mac_data.insert(mac_data.end(), ciphertext.begin(), ciphertext.end());
+  mac_data.resize((mac_data.size() + 15) / 16 * 16, 0);
+  for (std::uint64_t n : {static_cast<std::uint64_t>(aad.size()), std::uint64_t{length}}) {
+    for (int i = 0; i < 8; ++i) mac_data.push_back(static_cast<unsigned char>(n >> (8 * i)));
+  }
+  starling_portable_poly1305_mac(block0.data(), mac_data.data(), mac_data.size(), tag.data());
+}
+
+// The one-call AEAD (TLS's records) and the streaming calls in pieces
+// (PSA's multi-part AEAD) against the portable composition: additional
+// data of 0 to 40 bytes, data of 0 to 300, the output at every alignment,
+// apart and in place; decryption opens it, and a flipped tag bit is
+// refused with the output zeroed.
+TEST(ChaChaPoly, MatchesThePortableCompositionAtEveryLengthAndAlignment) {
+  std::mt19937 random(4);
+  std::array<unsigned char, 32> key;
+  std::array<unsigned char, 12> nonce;
+  std::vector<unsigned char> buffer(340);
+  for (std::size_t length = 0; length <= 300; length += (length < 70 ? 1 : 23)) {
+    for (unsigned offset = 0; offset < 8; ++offset) {
+      fill(random, key);
+      fill(random, nonce);
+      std::vector<unsigned char> aad((length * 7 + offset) % 41);
+      fill(random, aad);
+      std::vector<unsigned char> plain(length);
+      fill(random, plain);
+      std::vector<unsigned char> expected;
+      std::array<unsigned char, 16> expected_tag;
+      portable_seal(key.data(), nonce.data(), aad, plain.data(), length, expected, expected_tag);
+
+      mbedtls_chachapoly_context ctx;
+      mbedtls_chachapoly_init(&ctx);
+      ASSERT_EQ(mbedtls_chachapoly_setkey(&ctx, key.data()), 0);
+      const bool in_place = offset % 2 == 1;
+      unsigned char* out = buffer.data() + offset;
+      std::copy(plain.begin(), plain.end(), out);
+      const unsigned char* in = in_place ? out : plain.data();
+      std::array<unsigned char, 16> tag;
+      ASSERT_EQ(mbedtls_chachapoly_encrypt_and_tag(&ctx, length, nonce.data(), aad.data(),
+                                                   aad.size(), in, out, tag.data()),
+                0);
+      ASSERT_EQ(std::vector<unsigned char>(out, out + length), expected)
+          << "length " << length << " aad " << aad.size() << " at +" << offset;
+      ASSERT_EQ(tag, expected_tag) << "length " << length << " aad " << aad.size();
+
+      // The streaming calls, the data in pieces.
+      std::vector<unsigned char> streamed(length);
+      ASSERT_EQ(mbedtls_chachapoly_starts(&ctx, nonce.data(), MBEDTLS_CHACHAPOLY_ENCRYPT), 0);
+      const std::size_t cut = aad.size() / 3;
+      ASSERT_EQ(mbedtls_chachapoly_update_aad(&ctx, aad.data(), cut), 0);
+      ASSERT_EQ(mbedtls_chachapoly_update_aad(&ctx, aad.data() + cut, aad.size() - cut), 0);
+      const std::size_t piece = 1 + (length + offset) % 29;
+      for (std::size_t done = 0; done < length; done += piece) {
+        const std::size_t n = std::min(piece, length - done);
+        ASSERT_EQ(mbedtls_chachapoly_update(&ctx, n, plain.data() + done, streamed.data() + done),
+                  0);
+      }
+      std::array<unsigned char, 16> streamed_tag;
+      ASSERT_EQ(mbedtls_chachapoly_finish(&ctx, streamed_tag.data()), 0);
+      ASSERT_EQ(streamed, expected) << "streamed, length " << length;
+      ASSERT_EQ(streamed_tag, expected_tag) << "streamed, length " << length;
+      EXPECT_EQ(mbedtls_chachapoly_update_aad(&ctx, aad.data(), aad.size()),
+                MBEDTLS_ERR_CHACHAPOLY_BAD_STATE);
+
+      // Opened in place, and refused with a flipped tag bit.
+      ASSERT_EQ(mbedtls_chachapoly_auth_decrypt(&ctx, length, nonce.data(), aad.data(), aad.size(),
+                                                tag.data(), out, out),
+                0);
+      ASSERT_EQ(std::vector<unsigned char>(out, out + length), plain);
+      std::copy(expected.begin(), expected.end(), out);
+      tag[length % 16] ^= 0x04;
+      ASSERT_EQ(mbedtls_chachapoly_auth_decrypt(&ctx, length, nonce.data(), aad.data(), aad.size(),
+                                                tag.data(), out, out),
+                MBEDTLS_ERR_CHACHAPOLY_AUTH_FAILED);
+      ASSERT_TRUE(std::all_of(out, out + length, [](unsigned char b) { return b == 0; }));
+      mbedtls_chachapoly_free(&ctx);
     }
   }
 }

@@ -29,6 +29,7 @@
 
 #include "mbedtls/platform_util.h"
 #include "mbedtls/poly1305.h"
+#include "net/tls/chachapoly/poly1305_blocks.h"
 
 // Named so profiles (//bench/cost:tls_profile) file these helpers under
 // ChaCha20-Poly1305.
@@ -153,6 +154,35 @@ void absorb(mbedtls_poly1305_context* ctx, const unsigned char* message, std::si
 }
 
 }  // namespace
+
+void poly1305_absorb_padded(mbedtls_poly1305_context* ctx, const unsigned char* data,
+                            std::size_t size) {
+  const std::size_t blocks = size / kBlockBytes;
+  if (blocks > 0) absorb(ctx, data, blocks, 1);
+  const std::size_t tail = size - blocks * kBlockBytes;
+  if (tail == 0) return;
+  // The partial block and its zeros: a whole block, so 2^128 is added too.
+  alignas(8) unsigned char last[kBlockBytes] = {};
+  data += blocks * kBlockBytes;
+  for (std::size_t i = 0; i < tail; ++i) last[i] = data[i];
+  absorb(ctx, last, 1, 1);
+}
+
+void poly1305_absorb_lengths(mbedtls_poly1305_context* ctx, std::uint64_t aad_bytes,
+                             std::uint64_t ciphertext_bytes) {
+  Accumulator a{.r0 = ctx->r[0],
+                .r1 = ctx->r[1],
+                .s1 = ctx->r[1] + (ctx->r[1] >> 2),
+                .h0 = ctx->h[0],
+                .h1 = ctx->h[1],
+                .h2 = ctx->h[2],
+                .pad_bit = 1};
+  a.add_block(aad_bytes, ciphertext_bytes);
+  ctx->h[0] = a.h0;
+  ctx->h[1] = a.h1;
+  ctx->h[2] = a.h2;
+}
+
 }  // namespace starling::net::tls::chachapoly
 
 using namespace starling::net::tls::chachapoly;  // NOLINT: the C API below uses them
