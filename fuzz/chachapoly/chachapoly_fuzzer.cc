@@ -1,10 +1,13 @@
-// Fuzzes Starling's ChaCha20 and Poly1305 (net/tls/chachapoly, Mbed TLS's
-// ALT hooks) against Mbed TLS's own portable code: the input is a key, a
-// nonce, a block counter, where the data sits (the input's and output's
-// offsets from an 8-byte boundary, or in place as TLS records are), the
-// sizes of the pieces it is fed in, and the data. The keystream and the tag
-// must be the portable code's, byte for byte, whatever the alignment and
-// however the stream is cut.
+// Fuzzes Starling's ChaCha20, Poly1305 and ChaCha20-Poly1305
+// (net/tls/chachapoly, Mbed TLS's ALT hooks) against Mbed TLS's own
+// portable code: the input is a key, a nonce, a block counter, where the
+// data sits (the input's and output's offsets from an 8-byte boundary, or
+// in place as TLS records are), the sizes of the pieces it is fed in, and
+// the data. The keystream and the tag must be the portable code's, byte for
+// byte, whatever the alignment and however the stream is cut; the AEAD's
+// ciphertext and tag those of RFC 8439's construction from the portable
+// code (the first piece's size mod 48 bytes of the data taken as the
+// additional data), and it must open its own output.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +15,7 @@
 
 #include "fuzz/harness.h"
 #include "mbedtls/chacha20.h"
+#include "mbedtls/chachapoly.h"
 #include "mbedtls/poly1305.h"
 #include "net/tls/chachapoly/portable_reference.h"
 
@@ -82,5 +86,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mbedtls_poly1305_finish(&mac, tag);
   mbedtls_poly1305_free(&mac);
   check(std::equal(tag, tag + 16, expected_tag), "Poly1305 tag differs from the portable code's");
+
+  // The AEAD, one call each way, at the same placement.
+  const std::size_t aad_len = std::min(length, first_piece % 48);
+  const std::size_t sealed_len = length - aad_len;
+  std::vector<unsigned char> aad(message, message + aad_len);
+  std::vector<unsigned char> expected_sealed(sealed_len);
+  starling::net::tls::chachapoly::testing::portable_seal(key, nonce, aad.data(), aad_len,
+                                                         message + aad_len, sealed_len,
+                                                         expected_sealed.data(), expected_tag);
+  std::copy(message + aad_len, message + length, src);
+  mbedtls_chachapoly_context aead;
+  mbedtls_chachapoly_init(&aead);
+  mbedtls_chachapoly_setkey(&aead, key);
+  check(mbedtls_chachapoly_encrypt_and_tag(&aead, sealed_len, nonce, aad.data(), aad_len, src, dst,
+                                           tag) == 0,
+        "ChaCha20-Poly1305 refused to seal");
+  check(std::equal(dst, dst + sealed_len, expected_sealed.begin()),
+        "ChaCha20-Poly1305 ciphertext differs from RFC 8439's construction");
+  check(std::equal(tag, tag + 16, expected_tag),
+        "ChaCha20-Poly1305 tag differs from RFC 8439's construction");
+  check(mbedtls_chachapoly_auth_decrypt(&aead, sealed_len, nonce, aad.data(), aad_len, tag, dst,
+                                        dst) == 0,
+        "ChaCha20-Poly1305 did not open its own output");
+  check(std::equal(dst, dst + sealed_len, message + aad_len),
+        "ChaCha20-Poly1305 opened to other bytes");
+  mbedtls_chachapoly_free(&aead);
   return 0;
 }

@@ -247,29 +247,6 @@ TEST(Poly1305, MatchesThePortableCodeAtEveryAlignmentAndSplit) {
   }
 }
 
-// RFC 8439 section 2.8 from the portable ChaCha20 and Poly1305: the
-// Poly1305 key from block 0, the data from block 1, the tag over the
-// additional data and the ciphertext, each padded to 16 bytes, and their
-// lengths.
-void portable_seal(const unsigned char key[32], const unsigned char nonce[12],
-                   const std::vector<unsigned char>& aad, const unsigned char* input,
-                   std::size_t length, std::vector<unsigned char>& ciphertext,
-                   std::array<unsigned char, 16>& tag) {
-  std::array<unsigned char, 64> zeros{};
-  std::array<unsigned char, 64> block0;
-  starling_portable_chacha20_crypt(key, nonce, 0, 64, zeros.data(), block0.data());
-  ciphertext.assign(length, 0);
-  starling_portable_chacha20_crypt(key, nonce, 1, length, input, ciphertext.data());
-  std::vector<unsigned char> mac_data(aad);
-  mac_data.resize((mac_data.size() + 15) / 16 * 16, 0);
-  mac_data.insert(mac_data.end(), ciphertext.begin(), ciphertext.end());
-  mac_data.resize((mac_data.size() + 15) / 16 * 16, 0);
-  for (std::uint64_t n : {static_cast<std::uint64_t>(aad.size()), std::uint64_t{length}}) {
-    for (int i = 0; i < 8; ++i) mac_data.push_back(static_cast<unsigned char>(n >> (8 * i)));
-  }
-  starling_portable_poly1305_mac(block0.data(), mac_data.data(), mac_data.size(), tag.data());
-}
-
 // The one-call AEAD (TLS's records) and the streaming calls in pieces
 // (PSA's multi-part AEAD) against the portable composition: additional
 // data of 0 to 40 bytes, data of 0 to 300, the output at every alignment,
@@ -288,9 +265,11 @@ TEST(ChaChaPoly, MatchesThePortableCompositionAtEveryLengthAndAlignment) {
       fill(random, aad);
       std::vector<unsigned char> plain(length);
       fill(random, plain);
-      std::vector<unsigned char> expected;
+      std::vector<unsigned char> expected(length);
       std::array<unsigned char, 16> expected_tag;
-      portable_seal(key.data(), nonce.data(), aad, plain.data(), length, expected, expected_tag);
+      starling::net::tls::chachapoly::testing::portable_seal(key.data(), nonce.data(), aad.data(),
+                                                             aad.size(), plain.data(), length,
+                                                             expected.data(), expected_tag.data());
 
       mbedtls_chachapoly_context ctx;
       mbedtls_chachapoly_init(&ctx);
