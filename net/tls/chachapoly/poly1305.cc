@@ -82,6 +82,21 @@ struct Accumulator {
   std::uint64_t h0, h1, h2;
   std::uint64_t pad_bit;
 
+  static Accumulator of(const mbedtls_poly1305_context* ctx, std::uint64_t pad_bit) {
+    return {.r0 = ctx->r[0],
+            .r1 = ctx->r[1],
+            .s1 = ctx->r[1] + (ctx->r[1] >> 2),
+            .h0 = ctx->h[0],
+            .h1 = ctx->h[1],
+            .h2 = ctx->h[2],
+            .pad_bit = pad_bit};
+  }
+  void store(mbedtls_poly1305_context* ctx) const {
+    ctx->h[0] = h0;
+    ctx->h[1] = h1;
+    ctx->h[2] = h2;
+  }
+
   // h = (h + m + pad_bit * 2^128) * r, modulo p only partly: h2 keeps two
   // bits and what carries in.
   [[gnu::always_inline]] void add_block(std::uint64_t m0, std::uint64_t m1) {
@@ -112,13 +127,7 @@ struct Accumulator {
 // 1 byte).
 void absorb(mbedtls_poly1305_context* ctx, const unsigned char* message, std::size_t blocks,
             std::uint64_t pad_bit) {
-  Accumulator a{.r0 = ctx->r[0],
-                .r1 = ctx->r[1],
-                .s1 = ctx->r[1] + (ctx->r[1] >> 2),
-                .h0 = ctx->h[0],
-                .h1 = ctx->h[1],
-                .h2 = ctx->h[2],
-                .pad_bit = pad_bit};
+  Accumulator a = Accumulator::of(ctx, pad_bit);
   const auto misalignment = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(message) & 7);
   if (misalignment == 0) {
     for (std::size_t b = 0; b < blocks; ++b, message += kBlockBytes) {
@@ -148,9 +157,7 @@ void absorb(mbedtls_poly1305_context* ctx, const unsigned char* message, std::si
       w1 |= static_cast<std::uint64_t>(next[8 + i]) << (8 * i);
     a.add_block(carry | w0 << low_bits, w0 >> high_shift | w1 << low_bits);
   }
-  ctx->h[0] = a.h0;
-  ctx->h[1] = a.h1;
-  ctx->h[2] = a.h2;
+  a.store(ctx);
 }
 
 }  // namespace
@@ -170,17 +177,9 @@ void poly1305_absorb_padded(mbedtls_poly1305_context* ctx, const unsigned char* 
 
 void poly1305_absorb_lengths(mbedtls_poly1305_context* ctx, std::uint64_t aad_bytes,
                              std::uint64_t ciphertext_bytes) {
-  Accumulator a{.r0 = ctx->r[0],
-                .r1 = ctx->r[1],
-                .s1 = ctx->r[1] + (ctx->r[1] >> 2),
-                .h0 = ctx->h[0],
-                .h1 = ctx->h[1],
-                .h2 = ctx->h[2],
-                .pad_bit = 1};
+  Accumulator a = Accumulator::of(ctx, 1);
   a.add_block(aad_bytes, ciphertext_bytes);
-  ctx->h[0] = a.h0;
-  ctx->h[1] = a.h1;
-  ctx->h[2] = a.h2;
+  a.store(ctx);
 }
 
 }  // namespace starling::net::tls::chachapoly
