@@ -133,17 +133,8 @@ bool Executor::step() noexcept {
   return true;
 }
 
-// A pass that leaves nothing runnable goes straight to sleep(), which looks
-// at the interrupt sources and the timers again with interrupts masked, as
-// the next pass's run_once() would have looked first: a closed-loop UDP
-// echo made three calls to run_once() a packet, the third finding nothing
-// (~60 instructions: a clock read, the timer queue, the ready queue).
-// block_on() loops the same way.
 void Executor::run() noexcept {
-  for (;;) {
-    if (run_once() && !ready_.empty()) continue;
-    if (quiescent()) return;
-    sleep();
+  while (pass_or_sleep([] { return false; })) {
   }
 }
 

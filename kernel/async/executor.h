@@ -58,16 +58,10 @@ class Executor final : private TaskOwner {
     if (!task.valid()) return Unexpected(Error::kNoMemory);
     schedule(task.promise());
     while (!task.done()) {
-      // A pass that leaves nothing runnable goes straight to sleep(),
-      // which looks at the interrupt sources and the timers again with
-      // interrupts masked, as a second run_once() would have looked first
-      // (executor.cc, run()).
-      if (run_once() && (task.done() || !ready_.empty())) continue;
-      if (quiescent()) {
+      if (!pass_or_sleep([&task] { return task.done(); })) {
         task.reset();
         return Unexpected(Error::kCancelled);
       }
-      sleep();
     }
     return task.take_result();
   }
@@ -129,6 +123,19 @@ class Executor final : private TaskOwner {
   void run_pass() noexcept;
   void sleep() noexcept;
   bool quiescent() const noexcept { return ready_.empty() && timers_.empty() && armed_.empty(); }
+  // What block_on() and run() loop on: a pass, and when it leaves nothing
+  // runnable (and `finished()` is false), sleep() straight away, which
+  // looks at the interrupt sources and the timers again with interrupts
+  // masked, as a second run_once() would have looked first (a closed-loop
+  // UDP echo made three calls to run_once() a packet, the third finding
+  // nothing: ~60 instructions). False when quiescent.
+  template <typename Finished>
+  bool pass_or_sleep(Finished finished) noexcept {
+    if (run_once() && (finished() || !ready_.empty())) return true;
+    if (quiescent()) return false;
+    sleep();
+    return true;
+  }
 
   ReadyQueue ready_;
   TimerQueue timers_;
