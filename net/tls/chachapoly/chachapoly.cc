@@ -80,6 +80,14 @@ int crypt_and_tag(mbedtls_chachapoly_context* ctx, mbedtls_chachapoly_mode_t mod
   return mbedtls_poly1305_finish(&ctx->poly1305_ctx, tag);
 }
 
+// No record under way: what init and free leave.
+void clear(mbedtls_chachapoly_context* ctx) {
+  ctx->aad_len = 0;
+  ctx->ciphertext_len = 0;
+  ctx->state = kInit;
+  ctx->mode = MBEDTLS_CHACHAPOLY_ENCRYPT;
+}
+
 }  // namespace
 }  // namespace starling::net::tls::chachapoly
 
@@ -88,20 +96,14 @@ using namespace starling::net::tls::chachapoly;  // NOLINT: the C API below uses
 void mbedtls_chachapoly_init(mbedtls_chachapoly_context* ctx) {
   mbedtls_chacha20_init(&ctx->chacha20_ctx);
   mbedtls_poly1305_init(&ctx->poly1305_ctx);
-  ctx->aad_len = 0;
-  ctx->ciphertext_len = 0;
-  ctx->state = kInit;
-  ctx->mode = MBEDTLS_CHACHAPOLY_ENCRYPT;
+  clear(ctx);
 }
 
 void mbedtls_chachapoly_free(mbedtls_chachapoly_context* ctx) {
   if (ctx == nullptr) return;
   mbedtls_chacha20_free(&ctx->chacha20_ctx);
   mbedtls_poly1305_free(&ctx->poly1305_ctx);
-  ctx->aad_len = 0;
-  ctx->ciphertext_len = 0;
-  ctx->state = kInit;
-  ctx->mode = MBEDTLS_CHACHAPOLY_ENCRYPT;
+  clear(ctx);
 }
 
 int mbedtls_chachapoly_setkey(mbedtls_chachapoly_context* ctx, const unsigned char key[32]) {
