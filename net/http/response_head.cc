@@ -110,7 +110,7 @@ std::string_view http_date_now() {
 
 // HSTS's max-age in decimal, formatted when it changes (a server's is its
 // configuration's): the division loop cost ~150 instructions a response.
-std::string_view decimal_of(std::uint32_t max_age_s) {
+std::string_view hsts_max_age_text(std::uint32_t max_age_s) {
   static constinit char cached[16] = {};
   static constinit std::uint32_t cached_value = 0;
   static constinit std::size_t cached_size = 0;
@@ -169,7 +169,7 @@ std::string_view decimal_of(std::uint32_t max_age_s) {
   }
   if (options.hsts_max_age_s != 0) {
     w.put("Strict-Transport-Security: max-age=");
-    w.put(decimal_of(options.hsts_max_age_s));
+    w.put(hsts_max_age_text(options.hsts_max_age_s));
     w.put("\r\n");
   }
   if (!options.keep_alive) {
