@@ -137,13 +137,19 @@ void mask(std::uint32_t source) {
 // The common call, once per wake-up of a driver: one completion write when
 // the source was delivered, nothing when it was not (the driver re-arms
 // before every sleep), the enable word touched only after mask().
+namespace {
+// unmask()'s rare part, out of line: inside it, its interrupt masking made
+// every unmask() save nine registers (~20 instructions a wake-up).
+[[gnu::noinline, gnu::cold]] void enable_masked(std::uint32_t source) {
+  InterruptsMasked masked;
+  controller->enable(source);  // before completing: completion needs it enabled
+  masked_sources.set(source, false);
+}
+}  // namespace
+
 void unmask(std::uint32_t source) {
   if (!usable(source) || slots[source].handler == nullptr) return;
-  if (masked_sources.has(source)) {  // rare: after mask()
-    InterruptsMasked masked;
-    controller->enable(source);  // before completing: completion needs it enabled
-    masked_sources.set(source, false);
-  }
+  if (masked_sources.has(source)) enable_masked(source);  // rare: after mask()
   // The gateway stays closed until the completion, so no trap can claim the
   // source again between the take and the write.
   if (claimed.take(source)) controller->complete(source);

@@ -265,8 +265,7 @@ class RingDriver {
           return true;  // in a reset: no rings and no interrupts; the next poll retries
         }
         // Signalled since the last look: look again rather than sleep.
-        async::InterruptSource::Awaiter signalled(nic_->interrupt_);
-        if (!signalled.await_ready()) break;
+        if (!nic_->interrupt_.consume()) break;
         if (ready_) ++d.nic_stats().interrupts;
       }
       if constexpr (kPolls) deadline_ = d.wake_deadline_ns();

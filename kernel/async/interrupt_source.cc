@@ -26,8 +26,7 @@ void InterruptSource::Awaiter::suspend(PromiseBase& task) noexcept {
   Executor::current().arm(*source_);
 }
 
-InterruptSource::Awaiter::~Awaiter() {
-  if (!node_.linked()) return;
+void InterruptSource::Awaiter::leave() noexcept {
   source_->waiters_.remove(node_);
   if (source_->waiters_.empty()) Executor::current().disarm(*source_);
 }
