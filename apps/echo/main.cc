@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "kernel/async/deadline.h"
 #include "kernel/async/executor.h"
 #include "kernel/async/scope.h"
 #include "kernel/async/sleep.h"
@@ -350,6 +351,10 @@ async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
   // consumed: no buffer of the echo's own and one copy fewer per segment
   // (net/tcp/tcp.h says what it saves).
   net::IdleClock idle(kTcpIdle);
+  // One deadline for every wait: pushed back by each piece, it keeps its
+  // timer in the queue (async::Deadline) where with_timeout inserted and
+  // removed one per read.
+  async::Deadline quiet;
   for (;;) {
     const std::uint64_t wait = idle.next_wait_ns(net::tcp_table_pressed());
     if (wait == 0) {
@@ -357,7 +362,8 @@ async::Task<void> tcp_echo_connection(net::StreamHandoff connection) {
       if (idle.closed_under_pressure()) ++g_echo.pressed_idle_closes;
       break;
     }
-    auto piece = co_await async::with_timeout(stream.peek(), wait);
+    quiet.set(async::deadline_after(wait));
+    auto piece = co_await quiet.bound(stream.peek());
     if (!piece.ok() && piece.error() == Error::kTimedOut) continue;  // look at the limit again
     if (piece.ok() && piece->empty()) break;
     if (!piece.ok()) {

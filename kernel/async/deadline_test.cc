@@ -73,6 +73,41 @@ TEST_F(DeadlineTest, DeadlineFirstCancelsAndAPassedOneTimesOutAtOnce) {
   EXPECT_TRUE(executor_.timers().empty());
 }
 
+// A deadline moved later while armed (an idle limit pushed back by each
+// read) keeps its timer where it was; that timer, when it comes, goes on
+// to the new moment without timing the wait out; moved earlier, it is
+// re-armed at once.
+TEST_F(DeadlineTest, MovedLaterKeepsTheTimerAndFiresOnlyAtTheNewMoment) {
+  Deadline deadline;
+  Event never;
+  auto body = [&]() -> Task<void> {
+    const std::uint64_t t0 = hal::now_ns();
+    deadline.set(t0 + 2 * kMillisecond);
+    for (int i = 1; i <= 5; ++i) deadline.set(t0 + (2 + 2 * i) * kMillisecond);
+    if (deadline.arms() != 1) co_return Unexpected(Error::kBusy);
+    if (executor_.timers().top()->deadline() != t0 + 2 * kMillisecond) {
+      co_return Unexpected(Error::kBusy);
+    }
+    Result<int> r = co_await deadline.bound(wait_event(never, 1));
+    if (r.ok() || r.error() != Error::kTimedOut) co_return Unexpected(Error::kBusy);
+    // Not at the first moment: at the last one set() gave.
+    if (hal::now_ns() < t0 + 12 * kMillisecond) co_return Unexpected(Error::kDeviceError);
+    if (deadline.moves() != 1) co_return Unexpected(Error::kInvalidArgument);
+    // Earlier than the armed timer: re-armed there.
+    deadline.set(hal::now_ns() + kSecond);
+    deadline.set(hal::now_ns() + kMillisecond);
+    if (deadline.arms() != 3) co_return Unexpected(Error::kBusy);
+    const std::uint64_t t1 = hal::now_ns();
+    r = co_await deadline.bound(wait_event(never, 2));
+    if (r.ok() || r.error() != Error::kTimedOut) co_return Unexpected(Error::kBusy);
+    if (hal::now_ns() - t1 > 500 * kMillisecond) co_return Unexpected(Error::kDeviceError);
+    co_return {};
+  };
+  auto r = executor_.block_on(body());
+  ASSERT_TRUE(r.ok()) << error_name(r.error());
+  EXPECT_TRUE(executor_.timers().empty());
+}
+
 Task<void> wait_bounded(Deadline& deadline, Event& never) {
   deadline.set(hal::now_ns() + 5 * kMillisecond);
   auto r = co_await deadline.bound(wait_event(never, 1));
