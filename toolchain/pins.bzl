@@ -182,6 +182,7 @@ LWIP_PATCHES = [
     "//net/lwip/patches:0020-sntp-polls-without-waiting.patch",
     "//net/lwip/patches:0021-tcp-sacks-past-a-resend-mark-it-lost.patch",
     "//net/lwip/patches:0022-tcp-write-copies-co-aligned.patch",
+    "//net/lwip/patches:0023-tcp-write-reference-hook.patch",
 ]
 
 # Starling's fixes to Mbed TLS, each tested (net/tls/patches/README.md).

@@ -174,11 +174,20 @@
  * custom pbufs it wraps a driver's buffer in (the old Ethernet, IP and UDP
  * headers are then the room a reply's new ones take: no header pbuf from
  * the heap, one piece for the driver to send in place). NULL, the default,
- * on every other pbuf: lwIP behaves as unpatched. 8 bytes a pbuf. */
-#define LWIP_PBUF_CUSTOM_DATA u8_t* room_start;
-#define LWIP_PBUF_CUSTOM_DATA_INIT(p) ((p)->room_start = NULL)
-#define LWIP_HOOK_PBUF_HEADER_ROOM(p, size) \
-  ((p)->room_start != NULL && (size_t)((u8_t*)(p)->payload - (p)->room_start) >= (size_t)(size))
+ * on every other pbuf: lwIP behaves as unpatched. */
+/* in_buffer_of: for a pbuf that refers to bytes inside another pbuf's
+ * buffer (net/tcp's pieces of a received segment written back, patch
+ * 0023), that pbuf; its room_start then says how much in front of the
+ * bytes is free, and the netif sends the segment from that buffer
+ * (Netif::send_in_place). NULL on every other pbuf. 16 bytes a pbuf. */
+#define LWIP_PBUF_CUSTOM_DATA \
+  u8_t* room_start;           \
+  struct pbuf* in_buffer_of;
+#define LWIP_PBUF_CUSTOM_DATA_INIT(p) ((p)->room_start = NULL, (p)->in_buffer_of = NULL)
+/* A payload below room_start (room claimed since: net/tcp) has none. */
+#define LWIP_HOOK_PBUF_HEADER_ROOM(p, size)                             \
+  ((p)->room_start != NULL && (u8_t*)(p)->payload >= (p)->room_start && \
+   (size_t)((u8_t*)(p)->payload - (p)->room_start) >= (size_t)(size))
 /* The netif reports each IPv6 address as it becomes valid. */
 #define LWIP_NETIF_EXT_STATUS_CALLBACK 1
 
@@ -439,6 +448,12 @@ void starling_sntp_unsent(void);
  * host order by then, and `p` holds the payload only. */
 #define LWIP_HOOK_TCP_INPACKET_PCB(pcb, hdr, optlen, opt1len, opt2, p) \
   starling_tcp_inpacket((pcb), (hdr)->seqno, (p))
+
+/* A write without TCP_WRITE_FLAG_COPY (patch 0023): the data pbuf of each
+ * segment piece comes from net/tcp, which, for bytes a connection received
+ * and writes back (TcpStream::write of what peek() showed), makes one that
+ * holds the received buffer until lwIP frees the segment. */
+#define LWIP_HOOK_TCP_WRITE_REF(pcb, data, len) starling_tcp_write_ref((pcb), (data), (len))
 
 /* ---- Statistics and debugging ------------------------------------------- */
 

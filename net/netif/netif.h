@@ -346,13 +346,24 @@ class Netif {
       // already written over the received ones (lwIP patch 0017), or the
       // payload behind a header pbuf (a room too small for lwIP to take),
       // whose bytes are copied into place first.
-      const pbuf* received = p->next == nullptr ? p : p->next;
+      // Or a TCP segment's bytes that net/tcp refers to inside a received
+      // buffer (in_buffer_of, lwipopts.h): its header pbuf's bytes go into
+      // the room in front of them, which is spent then (set to none), so
+      // a retransmission, whose header would overwrite a frame the NIC may
+      // still be reading, is copied.
+      pbuf* received = p->next == nullptr ? const_cast<pbuf*>(p) : p->next;
       if (received->next != nullptr) return Unexpected(Error::kNotFound);
-      const auto* origin = pool_.origin(received);
+      const pbuf* buffer = received->in_buffer_of != nullptr ? received->in_buffer_of : received;
+      const auto* origin = pool_.origin(buffer);
       if (origin == nullptr) return Unexpected(Error::kNotFound);
       auto* at = static_cast<std::byte*>(received->payload);
-      // Before the frame's start wraps to a huge headroom: refused too.
-      const auto headroom = static_cast<std::size_t>(at - origin->frame_start);
+      const std::byte* room = origin->frame_start;
+      if (received != buffer) {
+        if (received->room_start == nullptr) return Unexpected(Error::kNotFound);
+        room = reinterpret_cast<const std::byte*>(received->room_start);
+      }
+      // Before the room's start wraps to a huge headroom: refused too.
+      const auto headroom = static_cast<std::size_t>(at - room);
       if (headroom > hal::kMaxFrameBytes) return Unexpected(Error::kNotFound);
       std::size_t length = received->len;
       if (received != p) {
@@ -364,6 +375,7 @@ class Netif {
       const hal::RxFrame frame{.data = std::span(at, length), .handle = origin->handle};
       auto sent = nic_->transmit_in_place(std::span(&frame, 1));
       if (!sent.ok()) return Unexpected(sent.error());
+      if (received != buffer) received->room_start = nullptr;  // the NIC may read it: spent
       ++stats_.tx_in_place;
       return {};
     }

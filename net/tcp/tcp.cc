@@ -16,6 +16,7 @@
 #include "net/address/ip_address_lwip.h"
 #include "net/tcp/conn.h"
 #include "net/tcp/peer_share.h"
+#include "net/tcp/tx_reference.h"
 
 namespace starling::net {
 namespace detail {
@@ -34,7 +35,10 @@ using detail::grant_peer;
 using detail::grant_window;
 using detail::ListenerState;
 using detail::past_peer_segment_share;
+using detail::received_owner;
 using detail::rx_released;
+using detail::tx_references_free;
+using detail::TxReferenceOwner;
 using detail::windows_fit_any_share;
 
 // Unread pbufs one connection may hold: a full window of full-size
@@ -60,7 +64,13 @@ Conn* alloc_conn() {
 void release_conn(Conn* c) {
   rx_released(c->rx_pbufs);
   c->window_owed = 0;
-  if (c->rx != nullptr) pbuf_free(c->rx);
+  // One pbuf at a time: one that a segment still holds (a write of it not
+  // yet acknowledged, tx_reference.h) must not keep the rest of the chain.
+  for (pbuf* p = c->rx; p != nullptr;) {
+    pbuf* next = std::exchange(p->next, nullptr);
+    pbuf_free(p);
+    p = next;
+  }
   c->rx = nullptr;
   c->rx_pbufs = 0;
   c->pcb = nullptr;
@@ -450,8 +460,13 @@ namespace {
 
 // Queues as much of `data` as lwIP takes now: the send buffer, the segment
 // queue and lwIP's heap (ERR_MEM) bound it. The bytes taken, or lwIP's
-// error. `more`: data follows, so no segment of this gets PSH.
-Result<std::size_t> queue_what_fits(tcp_pcb* pcb, std::span<const std::byte> data, bool more) {
+// error. `more`: data follows, so no segment of this gets PSH. `owner`:
+// the received pbuf `data` lies in (received_owner()), or nullptr; its
+// bytes are referred to, not copied, while references are free (two a
+// chunk of at most an MSS: one piece may extend the last unsent segment,
+// one starts a segment).
+Result<std::size_t> queue_what_fits(tcp_pcb* pcb, std::span<const std::byte> data, bool more,
+                                    pbuf* owner) {
   std::size_t done = 0;
   while (done < data.size()) {
     const std::size_t space = tcp_sndbuf(pcb);
@@ -462,8 +477,19 @@ Result<std::size_t> queue_what_fits(tcp_pcb* pcb, std::span<const std::byte> dat
     }
     const std::size_t left = data.size() - done;
     const auto chunk = static_cast<u16_t>(std::min({space, left, std::size_t{0xFFFF}}));
-    const u8_t flags = TCP_WRITE_FLAG_COPY | (chunk < left || more ? TCP_WRITE_FLAG_MORE : 0);
-    const err_t err = tcp_write(pcb, data.data() + done, chunk, flags);
+    const u8_t flags = chunk < left || more ? TCP_WRITE_FLAG_MORE : 0;
+    err_t err = ERR_MEM;
+    if (owner != nullptr) {
+      if (tx_references_free() >= 2) {
+        const TxReferenceOwner referring(owner);
+        err = tcp_write(pcb, data.data() + done, chunk, flags);  // no copy: pieces hold `owner`
+      }
+      // Refused (no reference free, or more pieces than were: a peer's
+      // small MSS), lwIP's queue unchanged: copied after all.
+      if (err == ERR_MEM) ++g_stats.tx_reference_fallbacks;
+    }
+    if (err == ERR_MEM)
+      err = tcp_write(pcb, data.data() + done, chunk, flags | TCP_WRITE_FLAG_COPY);
     if (err == ERR_MEM) break;
     if (err != ERR_OK) return Unexpected(from_lwip_error(err));
     done += chunk;
@@ -496,7 +522,8 @@ namespace {
   if (done < data.size()) {
     if (c->pcb == nullptr) return Unexpected(from_lwip_error(c->error));
     if (c->tx_shut) return Unexpected(Error::kInvalidArgument);
-    const auto taken = queue_what_fits(c->pcb, data.subspan(done), !push);
+    const auto rest = data.subspan(done);
+    const auto taken = queue_what_fits(c->pcb, rest, !push, received_owner(c->rx, rest));
     if (!taken.ok()) return Unexpected(taken.error());
     done += *taken;
     if (done < data.size()) return false;
@@ -545,7 +572,8 @@ Result<std::size_t> TcpStream::try_write(std::span<const std::span<const std::by
   std::size_t done = 0;
   for (const auto& piece : pieces) {
     left -= piece.size();
-    const auto taken = queue_what_fits(c->pcb, piece, left > 0 || !push);
+    const auto taken =
+        queue_what_fits(c->pcb, piece, left > 0 || !push, received_owner(c->rx, piece));
     if (!taken.ok()) return Unexpected(taken.error());
     done += *taken;
     if (*taken < piece.size()) return done;  // the rest waits for room

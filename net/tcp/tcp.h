@@ -65,7 +65,13 @@ struct TcpStats {
   // Out-of-order queues freed because their peer reached its share.
   std::uint64_t ooseq_evicted = 0;
   std::uint64_t peer_segment_waits =
-      0;                               // writes that waited: their peer held its share of segments
+      0;  // writes that waited: their peer held its share of segments
+  // Segment pieces sent from the received buffer they arrived in (a write
+  // of what peek() showed), and such writes copied after all (no reference
+  // free: net/tcp/tx_reference.h); references held now.
+  std::uint64_t tx_referenced = 0;
+  std::uint64_t tx_reference_fallbacks = 0;
+  std::size_t tx_references_held = 0;
   std::size_t connections_in_use = 0;  // pool slots currently held
   std::size_t pool_size = 0;           // pool slots available in total
 };
@@ -177,7 +183,9 @@ class TcpStream {
   // Takes the first n received bytes (after peek()): kInvalidArgument for
   // more than have been received, and nothing is taken then.
   Result<void> consume(std::size_t n) noexcept;
-  // co_await write(data): queues all of `data` (copying into lwIP),
+  // co_await write(data): queues all of `data` (copying into lwIP, except
+  // bytes peek() showed, which are sent from the buffer they arrived in,
+  // held until the peer acknowledges them: net/tcp/tx_reference.h),
   // waiting for send-buffer space (tcp_sndbuf / the sent callback) as often
   // as needed, and pushes it with tcp_output. Returns data.size(). What
   // fits now is queued in await_ready(), with no frame and no timer (a

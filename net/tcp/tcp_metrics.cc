@@ -67,6 +67,18 @@ Result<void> register_tcp_metrics(metrics::Registry& registry) {
                 "(starling.tcp_peer_segments=).",
         .line_key = "tcp_tx_peer_waits"},
        &s.peer_segment_waits},
+      {{.name = "starling_tcp_tx_referenced_total",
+        .help = "TCP segment pieces sent from the received buffer they arrived in (no copy).",
+        .line_key = "tcp_tx_referenced"},
+       &s.tx_referenced},
+      {{.name = "starling_tcp_tx_reference_fallbacks_total",
+        .help = "TCP writes of received bytes copied after all: no reference to their buffer was "
+                "free."},
+       &s.tx_reference_fallbacks},
+      {{.name = "starling_tcp_tx_references",
+        .help = "Received buffers that TCP segments not yet acknowledged hold now (at most 64).",
+        .type = Type::kGauge},
+       &s.tx_references_held},
   };
   for (const auto& e : entries) {
     if (auto ok = registry.add(e.spec, e.value); !ok.ok()) return ok;
