@@ -8,8 +8,6 @@
 //   starling_tcp_inpacket: admits every segment, weakly: net/tcp/peer_share.cc
 //                         defines the real one (one peer's share of
 //                         received pbufs), linked with any TCP user.
-//   starling_tcp_write_ref: lwIP's own PBUF_ROM, weakly:
-//                         net/tcp/tx_reference.cc defines the real one.
 // (starling_lwip_rand and the TCP ISN hook: net/port/random.cc; the
 // reassembly share's hook: net/fairness/reassembly_share.cc.)
 #include <cstdarg>
@@ -19,7 +17,6 @@
 #include "kernel/console/console.h"
 #include "kernel/text/printf.h"
 #include "kernel/text/writer.h"
-#include "lwip/pbuf.h"
 #include "net/lwip/arch/cc.h"
 #include "net/lwip/arch/hooks.h"
 
@@ -65,11 +62,4 @@ extern "C" void starling_lwip_diag(const char* format, ...) {
 
 extern "C" [[gnu::weak]] err_t starling_tcp_inpacket(struct tcp_pcb*, u32_t, struct pbuf*) {
   return ERR_OK;
-}
-
-extern "C" [[gnu::weak]] struct pbuf* starling_tcp_write_ref(struct tcp_pcb*, const u8_t* data,
-                                                             u16_t len) {
-  pbuf* p = pbuf_alloc(PBUF_RAW, len, PBUF_ROM);
-  if (p != nullptr) p->payload = const_cast<u8_t*>(data);
-  return p;
 }

@@ -68,8 +68,7 @@ Result<void> register_tcp_metrics(metrics::Registry& registry) {
         .line_key = "tcp_tx_peer_waits"},
        &s.peer_segment_waits},
       {{.name = "starling_tcp_tx_referenced_total",
-        .help = "TCP segment pieces sent from the received buffer they arrived in (no copy).",
-        .line_key = "tcp_tx_referenced"},
+        .help = "TCP segment pieces sent from the received buffer they arrived in (no copy)."},
        &s.tx_referenced},
       {{.name = "starling_tcp_tx_reference_fallbacks_total",
         .help = "TCP writes of received bytes copied after all: no reference to their buffer was "

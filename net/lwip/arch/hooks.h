@@ -56,7 +56,7 @@ err_t starling_tcp_inpacket(struct tcp_pcb* pcb, u32_t seqno, struct pbuf* p);
  * TCP_WRITE_FLAG_COPY sends for `len` bytes at `data`, valid until lwIP
  * frees it, or NULL for no memory (net/tcp/tx_reference.cc: a received
  * buffer's bytes hold that buffer). Images and tests without net/tcp get
- * a weak default, lwIP's own PBUF_ROM (net/port/hooks.cc). */
+ * a weak default, lwIP's own PBUF_ROM (net/lwip/tcp_write_ref_default.cc). */
 struct pbuf* starling_tcp_write_ref(struct tcp_pcb* pcb, const u8_t* data, u16_t len);
 
 #ifdef __cplusplus
